@@ -1,0 +1,171 @@
+import { readFile, readdir, writeFile, mkdir, stat } from 'node:fs/promises';
+import { createHash } from 'node:crypto';
+import { join } from 'node:path';
+import { pathToFileURL } from 'node:url';
+import { createRequire } from 'node:module';
+import { parse as parseYaml } from 'yaml';
+import { transform } from 'esbuild';
+import { checkManifest, type PlatformManifest } from './manifest.js';
+import { compileRules, type PlatformMatcher } from './rules/compile.js';
+import type { HooksModule, RulesFileSpec, Fields, EventFields } from './rules/types.js';
+import type { Tables } from './rules/transforms.js';
+
+/**
+ * One platform folder as read from disk: plain data, so that the main thread can read the
+ * folder once and hand the result to every worker.
+ */
+export interface PlatformSource {
+  readonly dir: string;
+  readonly manifest: PlatformManifest;
+  /** `rules`: logsift's declarative rules (with optional hooks); `ezpaarse`: a community parser.js */
+  readonly kind: 'rules' | 'ezpaarse';
+  readonly rules?: RulesFileSpec;
+  readonly tables: Record<string, Record<string, string>>;
+  /** path of the hooks module to import (transpiled to JavaScript when written in TypeScript) */
+  readonly hooksModule?: string;
+  /** path of an ezPAARSE-style parser.js */
+  readonly parserFile?: string;
+}
+
+export interface LoadProblem {
+  readonly folder: string;
+  readonly message: string;
+}
+
+export interface LoadedSources {
+  readonly sources: PlatformSource[];
+  readonly problems: LoadProblem[];
+}
+
+const RULE_FILES = ['rules.yaml', 'rules.yml', 'rules.json'];
+
+async function exists(path: string): Promise<boolean> {
+  try {
+    await stat(path);
+    return true;
+  } catch {
+    return false;
+  }
+}
+
+async function readTables(dir: string): Promise<Record<string, Record<string, string>>> {
+  const tables: Record<string, Record<string, string>> = {};
+  const folder = join(dir, 'tables');
+  if (!(await exists(folder))) return tables;
+  for (const file of (await readdir(folder)).sort()) {
+    if (!file.endsWith('.json')) continue;
+    const data = JSON.parse(await readFile(join(folder, file), 'utf8')) as Record<string, unknown>;
+    const table: Record<string, string> = {};
+    for (const [k, v] of Object.entries(data)) table[k] = String(v);
+    tables[file.slice(0, -5)] = table;
+  }
+  return tables;
+}
+
+/** Transpiles a TypeScript hooks file once per content into the cache folder; returns the module path. */
+async function prepareHooks(file: string, cacheDir: string): Promise<string> {
+  if (file.endsWith('.js') || file.endsWith('.mjs')) return file;
+  const code = await readFile(file, 'utf8');
+  const digest = createHash('sha1').update(code).digest('hex').slice(0, 16);
+  const out = join(cacheDir, `hooks-${digest}.mjs`);
+  if (!(await exists(out))) {
+    const js = await transform(code, { loader: 'ts', format: 'esm', target: 'node20', sourcefile: file });
+    await mkdir(cacheDir, { recursive: true });
+    await writeFile(out, js.code);
+  }
+  return out;
+}
+
+/** Reads one platform folder; throws with a message naming what is wrong. */
+export async function readPlatformFolder(dir: string, cacheDir: string): Promise<PlatformSource | undefined> {
+  const manifestFile = join(dir, 'manifest.json');
+  if (!(await exists(manifestFile))) return undefined;
+  const manifest = checkManifest(JSON.parse(await readFile(manifestFile, 'utf8')), dir);
+  for (const name of RULE_FILES) {
+    const file = join(dir, name);
+    if (!(await exists(file))) continue;
+    const text = await readFile(file, 'utf8');
+    const rules = (name.endsWith('.json') ? JSON.parse(text) : parseYaml(text)) as RulesFileSpec;
+    const hooksFile = (await exists(join(dir, 'hooks.ts'))) ? join(dir, 'hooks.ts')
+      : (await exists(join(dir, 'hooks.js'))) ? join(dir, 'hooks.js') : undefined;
+    return {
+      dir, manifest, kind: 'rules', rules, tables: await readTables(dir),
+      hooksModule: hooksFile ? await prepareHooks(hooksFile, cacheDir) : undefined,
+    };
+  }
+  const hooksTs = join(dir, 'hooks.ts');
+  if (await exists(hooksTs)) {
+    return { dir, manifest, kind: 'rules', tables: await readTables(dir), hooksModule: await prepareHooks(hooksTs, cacheDir) };
+  }
+  const parserFile = join(dir, 'parser.js');
+  if (await exists(parserFile)) return { dir, manifest, kind: 'ezpaarse', tables: {}, parserFile };
+  throw new Error(`${dir}: no rules.yaml, hooks.ts or parser.js`);
+}
+
+/**
+ * Reads every platform folder under `root` (folders starting with `.` or `_` are skipped).
+ * A broken folder is reported in `problems` and left out; the others load.
+ */
+export async function readPlatformSources(root: string, cacheDir: string): Promise<LoadedSources> {
+  const sources: PlatformSource[] = [];
+  const problems: LoadProblem[] = [];
+  const entries = await readdir(root, { withFileTypes: true });
+  const names = entries.filter((e) => e.isDirectory() && !/^[._]/.test(e.name)).map((e) => e.name).sort();
+  for (const name of names) {
+    const dir = join(root, name);
+    try {
+      const source = await readPlatformFolder(dir, cacheDir);
+      if (source) sources.push(source);
+    } catch (err) {
+      problems.push({ folder: name, message: (err as Error).message });
+    }
+  }
+  return { sources, problems };
+}
+
+/** A platform ready to recognise consultations. */
+export interface CompiledPlatform {
+  readonly name: string;
+  readonly manifest: PlatformManifest;
+  readonly kind: PlatformSource['kind'];
+  readonly priority: number;
+  readonly ruleCount: number;
+  readonly match: PlatformMatcher;
+}
+
+function ezpaarseMatcher(parserFile: string): PlatformMatcher {
+  // Community parsers are CommonJS modules exporting { execute(ec) } that return the fields.
+  const mod = createRequire(parserFile)(parserFile) as { execute?: (ec: Record<string, unknown>) => unknown };
+  if (typeof mod?.execute !== 'function') throw new Error(`${parserFile}: does not export execute(ec)`);
+  return (ec) => {
+    const out = mod.execute!({ ...ec });
+    if (!out || typeof out !== 'object') return undefined;
+    const fields: Fields = {};
+    for (const [k, v] of Object.entries(out as Record<string, unknown>)) {
+      if (v === undefined || v === null || v === '') continue;
+      fields[k] = String(v);
+    }
+    return Object.keys(fields).length ? fields : undefined;
+  };
+}
+
+/** Compiles a platform read by readPlatformFolder (in whichever thread will use it). */
+export async function compilePlatform(source: PlatformSource): Promise<CompiledPlatform> {
+  const { manifest } = source;
+  const base = { name: manifest.name, manifest, kind: source.kind, priority: manifest.priority ?? 0 };
+  if (source.kind === 'ezpaarse') return { ...base, ruleCount: 1, match: ezpaarseMatcher(source.parserFile!) };
+  const hooks: HooksModule = source.hooksModule ? await import(pathToFileURL(source.hooksModule).href) : {};
+  const compiled = compileRules(source.rules, hooks, source.tables as Tables);
+  return { ...base, ruleCount: compiled.ruleCount, match: guard(compiled.match) };
+}
+
+/** A platform that throws on an event recognises nothing in it, as in the reference. */
+function guard(match: PlatformMatcher): PlatformMatcher {
+  return (ec: EventFields, view) => {
+    try {
+      return match(ec, view);
+    } catch {
+      return undefined;
+    }
+  };
+}

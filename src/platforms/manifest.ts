@@ -1,0 +1,43 @@
+/** What a platform folder's `manifest.json` says about it. */
+export interface PlatformManifest {
+  /** short code, the folder name (`sd`, `wiley`…); becomes the event's `platform` */
+  name: string;
+  /** becomes the event's `platform_name` */
+  longname: string;
+  /** becomes the event's `publisher_name` */
+  publisher_name?: string;
+  /** host names routed to this platform; `*.suffix` entries only with Allow-Domain-Wildcards */
+  domains: string[];
+  /** more host names, taken from the platform's knowledge bases */
+  'kb-domains'?: string[];
+  /** order among platforms sharing a domain: higher first (default 0, then by name) */
+  priority?: number;
+  version?: string;
+  status?: string;
+  describe?: string;
+  docurl?: string;
+  contact?: string;
+  [key: string]: unknown;
+}
+
+export class ManifestError extends Error {}
+
+const NAME = /^[a-zA-Z0-9][a-zA-Z0-9_.-]*$/;
+
+/** Checks a parsed manifest and returns it typed; throws ManifestError saying what is wrong. */
+export function checkManifest(raw: unknown, folder: string): PlatformManifest {
+  if (typeof raw !== 'object' || raw === null || Array.isArray(raw)) throw new ManifestError(`${folder}: manifest.json must hold an object`);
+  const m = raw as Record<string, unknown>;
+  if (typeof m.name !== 'string' || !NAME.test(m.name)) throw new ManifestError(`${folder}: manifest "name" must be a short code`);
+  const longname = typeof m.longname === 'string' && m.longname ? m.longname : m.name;
+  const domains = m.domains ?? [];
+  if (!Array.isArray(domains) || domains.some((d) => typeof d !== 'string')) {
+    throw new ManifestError(`${folder}: manifest "domains" must be a list of host names`);
+  }
+  const kb = m['kb-domains'];
+  if (kb !== undefined && (!Array.isArray(kb) || kb.some((d) => typeof d !== 'string'))) {
+    throw new ManifestError(`${folder}: manifest "kb-domains" must be a list of host names`);
+  }
+  if (m.priority !== undefined && typeof m.priority !== 'number') throw new ManifestError(`${folder}: manifest "priority" must be a number`);
+  return { ...m, name: m.name, longname, domains: domains as string[] } as PlatformManifest;
+}

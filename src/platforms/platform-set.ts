@@ -1,0 +1,42 @@
+import { compilePlatform, readPlatformSources, type CompiledPlatform, type LoadProblem, type PlatformSource } from './loader.js';
+import { DomainRouter } from './router.js';
+
+/** The platforms one job runs with: compiled matchers and the domain router over them. */
+export interface PlatformSet {
+  /** version of the platforms folder (a commit id, or a content digest) */
+  readonly version: string;
+  readonly platforms: ReadonlyMap<string, CompiledPlatform>;
+  readonly router: DomainRouter<CompiledPlatform>;
+  readonly problems: readonly LoadProblem[];
+}
+
+/** Compiles read sources; a platform that fails to compile is reported and left out. */
+export async function compilePlatformSet(sources: readonly PlatformSource[], version: string, problems: readonly LoadProblem[] = []): Promise<PlatformSet> {
+  const platforms = new Map<string, CompiledPlatform>();
+  const failed: LoadProblem[] = [...problems];
+  for (const source of sources) {
+    try {
+      const p = await compilePlatform(source);
+      if (platforms.has(p.name)) {
+        failed.push({ folder: source.dir, message: `duplicate platform name ${p.name}` });
+        continue;
+      }
+      platforms.set(p.name, p);
+    } catch (err) {
+      failed.push({ folder: source.dir, message: (err as Error).message });
+    }
+  }
+  const router = new DomainRouter(
+    [...platforms.values()].map((p) => ({
+      platform: p,
+      domains: [...p.manifest.domains, ...(p.manifest['kb-domains'] ?? [])],
+    })),
+  );
+  return { version, platforms, router, problems: failed };
+}
+
+/** Reads and compiles a platforms folder in one go (tools and tests; the service splits the two steps). */
+export async function loadPlatformSet(root: string, cacheDir: string, version = 'local'): Promise<PlatformSet> {
+  const { sources, problems } = await readPlatformSources(root, cacheDir);
+  return compilePlatformSet(sources, version, problems);
+}

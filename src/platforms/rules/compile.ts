@@ -1,0 +1,358 @@
+import { parse as parseQueryString } from 'node:querystring';
+import { urlView, safeDecode, type UrlView } from '../url-view.js';
+import { compileTemplate, type CompiledTemplate } from './template.js';
+import { makeTransform, RuleError, type TemplateValue, type Tables, type TransformContext } from './transforms.js';
+import type {
+  ComparisonSpec, ConditionsSpec, EventFields, Fields, HookHelpers, HooksModule, MapSpec,
+  PatternSpec, RuleHook, RuleSpec, RulesFileSpec, SetValue, ValueTest,
+} from './types.js';
+
+/** Variables visible to a rule: its own captures and `let`s, then its parents'. */
+class Scope {
+  readonly vars: Record<string, string | undefined>;
+  constructor(
+    readonly view: UrlView,
+    readonly ec: EventFields,
+    readonly result: Fields,
+    parent?: Scope,
+  ) {
+    this.vars = parent ? Object.create(parent.vars) : Object.create(null);
+  }
+
+  child(): Scope {
+    return new Scope(this.view, this.ec, this.result, this);
+  }
+
+  adopt(other: Scope): void {
+    for (const k of Object.keys(other.vars)) this.vars[k] = other.vars[k];
+  }
+
+  readonly get = (name: string): TemplateValue => {
+    if (name in this.vars) return this.vars[name];
+    switch (name) {
+      case 'url': return this.view.url;
+      case 'path': return this.view.pathname;
+      case 'host': return this.view.hostname;
+      case 'search': return this.view.search || undefined;
+      case 'hash': return this.view.hash || undefined;
+      case 'protocol': return this.view.protocol || undefined;
+    }
+    const dot = name.indexOf('.');
+    if (dot > 0) {
+      const ns = name.slice(0, dot);
+      const key = name.slice(dot + 1);
+      if (ns === 'query') return this.view.query[key];
+      if (ns === 'ec') return eventValue(this.ec, key);
+      if (ns === 'result') return this.result[key];
+    }
+    return undefined;
+  };
+}
+
+function eventValue(ec: EventFields, key: string): string | undefined {
+  const v = ec[key];
+  if (v === undefined || v === null) return undefined;
+  return typeof v === 'string' ? v : String(v);
+}
+
+type Condition = (scope: Scope) => boolean;
+
+function compilePattern(spec: PatternSpec, where: string): RegExp {
+  const source = typeof spec === 'string' ? spec : spec?.re;
+  const flags = typeof spec === 'string' ? '' : spec?.flags ?? '';
+  if (typeof source !== 'string') throw new RuleError(`${where}: a pattern must be a string or {re, flags}`);
+  if (/[gy]/.test(flags)) throw new RuleError(`${where}: flags g and y are not allowed`);
+  try {
+    return new RegExp(source, flags);
+  } catch (err) {
+    throw new RuleError(`${where}: invalid regular expression: ${(err as Error).message}`);
+  }
+}
+
+/** Runs a regex and stores its named groups as variables. */
+function matchInto(re: RegExp, text: string | undefined, scope: Scope): boolean {
+  if (text === undefined) return false;
+  const m = re.exec(text);
+  if (!m) return false;
+  if (m.groups) {
+    for (const [k, v] of Object.entries(m.groups)) if (v !== undefined) scope.vars[k] = v;
+  }
+  return true;
+}
+
+function isComparison(spec: unknown): spec is ComparisonSpec {
+  return typeof spec === 'object' && spec !== null && !('re' in spec);
+}
+
+function compileComparison(spec: ComparisonSpec, where: string): (value: string) => boolean {
+  const known = ['eq', 'ne', 'gt', 'gte', 'lt', 'lte', 'in'];
+  for (const k of Object.keys(spec)) {
+    if (!known.includes(k)) throw new RuleError(`${where}: unknown comparison ${JSON.stringify(k)}`);
+  }
+  const tests: Array<(v: string, n: number) => boolean> = [];
+  const num = (x: unknown, op: string): number => {
+    if (typeof x !== 'number') throw new RuleError(`${where}: ${op} needs a number`);
+    return x;
+  };
+  if (spec.eq !== undefined) { const e = String(spec.eq); tests.push((v) => v === e); }
+  if (spec.ne !== undefined) { const e = String(spec.ne); tests.push((v) => v !== e); }
+  if (spec.gt !== undefined) { const x = num(spec.gt, 'gt'); tests.push((_, n) => n > x); }
+  if (spec.gte !== undefined) { const x = num(spec.gte, 'gte'); tests.push((_, n) => n >= x); }
+  if (spec.lt !== undefined) { const x = num(spec.lt, 'lt'); tests.push((_, n) => n < x); }
+  if (spec.lte !== undefined) { const x = num(spec.lte, 'lte'); tests.push((_, n) => n <= x); }
+  if (spec.in !== undefined) {
+    if (!Array.isArray(spec.in)) throw new RuleError(`${where}: in needs a list`);
+    const set = new Set(spec.in.map(String));
+    tests.push((v) => set.has(v));
+  }
+  return (value) => {
+    const n = Number(value);
+    return tests.every((t) => t(value, n));
+  };
+}
+
+/** A test of one named value (a query parameter, an event field, a variable). */
+function compileValueTest(
+  spec: ValueTest,
+  where: string,
+  read: (scope: Scope) => TemplateValue,
+): Condition {
+  if (spec === true) return (scope) => { const v = read(scope); return v !== undefined && v !== ''; };
+  if (spec === false) return (scope) => { const v = read(scope); return v === undefined || v === ''; };
+  if (isComparison(spec)) {
+    const cmp = compileComparison(spec, where);
+    return (scope) => {
+      const v = read(scope);
+      const s = Array.isArray(v) ? v[0] : v;
+      return s !== undefined && cmp(s);
+    };
+  }
+  const re = compilePattern(spec, where);
+  return (scope) => {
+    const v = read(scope);
+    return matchInto(re, Array.isArray(v) ? v[0] : v, scope);
+  };
+}
+
+const VIEW_KEYS = {
+  url: (v: UrlView) => v.url,
+  path: (v: UrlView) => v.pathname,
+  host: (v: UrlView) => v.hostname,
+  search: (v: UrlView) => v.search,
+  hash: (v: UrlView) => v.hash,
+  protocol: (v: UrlView) => v.protocol,
+} as const;
+
+function compileConditions(spec: ConditionsSpec, where: string): Condition {
+  if (typeof spec !== 'object' || spec === null || Array.isArray(spec)) {
+    throw new RuleError(`${where}: conditions must be a mapping`);
+  }
+  const tests: Condition[] = [];
+  for (const [key, value] of Object.entries(spec)) {
+    const at = `${where}.${key}`;
+    if (key in VIEW_KEYS) {
+      const get = VIEW_KEYS[key as keyof typeof VIEW_KEYS];
+      const re = compilePattern(value as PatternSpec, at);
+      tests.push((scope) => matchInto(re, get(scope.view), scope));
+    } else if (key === 'query' || key === 'field' || key === 'var') {
+      if (typeof value !== 'object' || value === null) throw new RuleError(`${at}: must be a mapping`);
+      for (const [name, test] of Object.entries(value as Record<string, ValueTest>)) {
+        const read: (scope: Scope) => TemplateValue =
+          key === 'query' ? (s) => s.view.query[name]
+            : key === 'field' ? (s) => eventValue(s.ec, name)
+              : (s) => s.get(name);
+        tests.push(compileValueTest(test, `${at}.${name}`, read));
+      }
+    } else if (key === 'any' || key === 'all') {
+      if (!Array.isArray(value)) throw new RuleError(`${at}: must be a list`);
+      const branches = value.map((c, i) => compileConditions(c as ConditionsSpec, `${at}[${i}]`));
+      tests.push(key === 'any'
+        ? (scope) => {
+          for (const branch of branches) {
+            const trial = scope.child();
+            if (branch(trial)) { scope.adopt(trial); return true; }
+          }
+          return false;
+        }
+        : (scope) => branches.every((b) => b(scope)));
+    } else if (key === 'not') {
+      const inner = compileConditions(value as ConditionsSpec, at);
+      tests.push((scope) => !inner(scope.child()));
+    } else {
+      throw new RuleError(`${at}: unknown condition (expected url, path, host, search, hash, protocol, query, field, var, any, all, not)`);
+    }
+  }
+  return (scope) => {
+    for (const t of tests) if (!t(scope)) return false;
+    return true;
+  };
+}
+
+type ValueFn = (scope: Scope, ctx: TransformContext) => string | undefined;
+
+function compileSetValue(value: SetValue, where: string): ValueFn {
+  if (typeof value === 'number' || typeof value === 'boolean') {
+    const s = String(value);
+    return () => s;
+  }
+  if (typeof value === 'string') {
+    const t = wrapTemplate(value, where);
+    return (scope, ctx) => t(scope.get, ctx);
+  }
+  if (typeof value === 'object' && value !== null && 'from' in value) return compileMap(value, where);
+  throw new RuleError(`${where}: a value must be a string, a number or {from, map}`);
+}
+
+function wrapTemplate(text: string, where: string): CompiledTemplate {
+  try {
+    return compileTemplate(text);
+  } catch (err) {
+    throw new RuleError(`${where}: ${(err as Error).message}`);
+  }
+}
+
+function compileMap(spec: MapSpec, where: string): ValueFn {
+  const from = wrapTemplate(spec.from, `${where}.from`);
+  if (typeof spec.map !== 'object' || spec.map === null) throw new RuleError(`${where}: map must be a mapping`);
+  const fallback = spec.default === undefined ? undefined : compileSetValue(spec.default as SetValue, `${where}.default`);
+  if (spec.regex) {
+    const entries = Object.entries(spec.map).map(([k, v]) => [compilePattern(k, `${where}.map`), String(v)] as const);
+    return (scope, ctx) => {
+      const key = from(scope.get, ctx);
+      if (key !== undefined) for (const [re, v] of entries) if (re.test(key)) return v;
+      return fallback?.(scope, ctx);
+    };
+  }
+  const table = new Map(Object.entries(spec.map).map(([k, v]) => [k, String(v)]));
+  return (scope, ctx) => {
+    const key = from(scope.get, ctx);
+    const hit = key === undefined ? undefined : table.get(key);
+    return hit ?? fallback?.(scope, ctx);
+  };
+}
+
+const enum Outcome { None, Matched, Ignored }
+
+type CompiledRule = (scope: Scope, ctx: TransformContext) => Outcome;
+
+const RULE_KEYS = new Set(['name', 'when', 'let', 'set', 'unset', 'hook', 'rules', 'continue', 'ignore']);
+
+export const helpers: HookHelpers = {
+  urlView,
+  parseQuery: (q) => parseQueryString(q.startsWith('?') ? q.slice(1) : q) as Record<string, string | string[]>,
+  base64: (text) => Buffer.from(text, 'base64').toString('utf8'),
+  issn: (text) => makeTransform('issn', [])(text, { tables: {} }) as string | undefined,
+  isbn: (text) => makeTransform('isbn', [])(text, { tables: {} }) as string | undefined,
+  decode: safeDecode,
+};
+
+function mergeHookFields(result: Fields, fields: Record<string, string | undefined>): void {
+  for (const [k, v] of Object.entries(fields)) {
+    if (v === undefined || v === null || v === '') continue;
+    result[k] = String(v);
+  }
+}
+
+function compileRule(spec: RuleSpec, where: string, hooks: HooksModule): CompiledRule {
+  if (typeof spec !== 'object' || spec === null || Array.isArray(spec)) throw new RuleError(`${where}: a rule must be a mapping`);
+  for (const k of Object.keys(spec)) if (!RULE_KEYS.has(k)) throw new RuleError(`${where}: unknown key ${JSON.stringify(k)}`);
+  const label = spec.name ? `${where} (${spec.name})` : where;
+  const when = spec.when ? compileConditions(spec.when, `${label}.when`) : () => true;
+  const lets = Object.entries(spec.let ?? {}).map(([k, v]) => [k, wrapTemplate(String(v), `${label}.let.${k}`)] as const);
+  const sets = Object.entries(spec.set ?? {}).map(([k, v]) => [k, compileSetValue(v, `${label}.set.${k}`)] as const);
+  const unset = spec.unset ?? [];
+  if (!Array.isArray(unset)) throw new RuleError(`${label}.unset: must be a list of field names`);
+  let hook: RuleHook | undefined;
+  if (spec.hook !== undefined) {
+    hook = hooks.hooks?.[spec.hook];
+    if (typeof hook !== 'function') throw new RuleError(`${label}.hook: the platform's hooks module has no hook ${JSON.stringify(spec.hook)}`);
+  }
+  if (spec.rules !== undefined && !Array.isArray(spec.rules)) throw new RuleError(`${label}.rules: must be a list`);
+  const children = spec.rules ? compileRuleList(spec.rules, `${label}.rules`, hooks) : undefined;
+  const ignore = spec.ignore === true;
+  const cont = spec.continue === true;
+
+  return (parent, ctx) => {
+    const scope = parent.child();
+    if (!when(scope)) return Outcome.None;
+    if (ignore) return Outcome.Ignored;
+    for (const [k, t] of lets) scope.vars[k] = t(scope.get, ctx);
+    if (hook) {
+      const fields = hook({ view: scope.view, ec: scope.ec, vars: scope.get, result: scope.result, helpers, tables: ctx.tables });
+      if (fields === null) return Outcome.None;
+      for (const [k, v] of sets) { const s = v(scope, ctx); if (s !== undefined) scope.result[k] = s; }
+      if (fields) mergeHookFields(scope.result, fields);
+    } else {
+      for (const [k, v] of sets) { const s = v(scope, ctx); if (s !== undefined) scope.result[k] = s; }
+    }
+    for (const k of unset) delete scope.result[k];
+    if (children && children(scope, ctx) === Outcome.Ignored) return Outcome.Ignored;
+    return cont ? Outcome.None : Outcome.Matched;
+  };
+}
+
+function compileRuleList(specs: RuleSpec[], where: string, hooks: HooksModule): CompiledRule {
+  const rules = specs.map((r, i) => compileRule(r, `${where}[${i}]`, hooks));
+  return (scope, ctx) => {
+    for (const rule of rules) {
+      const outcome = rule(scope, ctx);
+      if (outcome !== Outcome.None) return outcome;
+    }
+    return Outcome.None;
+  };
+}
+
+function countRules(specs: RuleSpec[]): number {
+  return specs.reduce((n, r) => n + 1 + (Array.isArray(r.rules) ? countRules(r.rules) : 0), 0);
+}
+
+/** Recognises a consultation in an event: the platform's fields, or undefined. */
+export type PlatformMatcher = (ec: EventFields, view: UrlView | undefined) => Fields | undefined;
+
+export interface CompiledRules {
+  readonly match: PlatformMatcher;
+  readonly ruleCount: number;
+}
+
+/**
+ * Compiles a platform's rules file (already parsed from YAML/JSON) into a matcher.
+ * Throws RuleError with the path of the faulty rule; a rule error found while matching
+ * (a missing lookup table, say) makes that event unrecognised rather than failing the job.
+ */
+export function compileRules(file: RulesFileSpec | undefined, hooks: HooksModule, extraTables: Tables = {}): CompiledRules {
+  const tables: Tables = { ...extraTables, ...(file?.tables ?? {}) };
+  const ctx: TransformContext = { tables };
+  if (!file) {
+    if (!hooks.parse) throw new RuleError('a platform needs rules or a parse hook');
+    const parse = hooks.parse;
+    return {
+      ruleCount: 0,
+      match: (ec, view) => {
+        const result: Fields = {};
+        const scope = view ? new Scope(view, ec, result) : undefined;
+        const fields = parse({
+          view, ec, vars: scope ? scope.get : () => undefined, result, helpers, tables,
+        });
+        if (!fields) return undefined;
+        mergeHookFields(result, fields);
+        return Object.keys(result).length ? result : undefined;
+      },
+    };
+  }
+  if (typeof file !== 'object' || !Array.isArray(file.rules)) throw new RuleError('the rules file needs a "rules" list');
+  for (const k of Object.keys(file)) {
+    if (!['format', 'tables', 'rules'].includes(k)) throw new RuleError(`unknown top-level key ${JSON.stringify(k)}`);
+  }
+  if (file.format !== undefined && file.format !== 1) throw new RuleError(`unsupported rule format ${file.format}`);
+  const list = compileRuleList(file.rules, 'rules', hooks);
+  return {
+    ruleCount: countRules(file.rules),
+    match: (ec, view) => {
+      if (!view) return undefined;
+      const result: Fields = {};
+      const outcome = list(new Scope(view, ec, result), ctx);
+      if (outcome === Outcome.Ignored) return undefined;
+      return Object.keys(result).length ? result : undefined;
+    },
+  };
+}

@@ -1,0 +1,66 @@
+import { parse as legacyParse } from 'node:url';
+
+/**
+ * The parts of a consulted URL that platform rules look at.
+ *
+ * Platform expectations (the shared conformance rows, and the community's parsers) were written
+ * against one precise view: the URL percent-decoded once as a whole, then parsed by Node's legacy
+ * parser with query values decoded again (`+` is a space, repeated keys become arrays), the host
+ * lower-cased and the fragment kept. Reproducing that view exactly is what keeps the rows passing,
+ * so it lives here, in one place.
+ */
+export interface UrlView {
+  /** the URL after the whole-string percent-decoding */
+  readonly url: string;
+  /** `http:`, `https:`, or '' for a relative URL */
+  readonly protocol: string;
+  /** lower-cased host name without port, '' for a relative URL */
+  readonly hostname: string;
+  readonly port: string;
+  /** path without query or fragment, as the legacy parser escapes it ('/' at least for absolute URLs) */
+  readonly pathname: string;
+  /** query string without the leading '?', '' when absent */
+  readonly search: string;
+  /** fragment without the leading '#', '' when absent */
+  readonly hash: string;
+  /** decoded query parameters; repeated keys give arrays */
+  readonly query: Readonly<Record<string, string | string[]>>;
+}
+
+/** Decodes like decodeURIComponent, or returns undefined for a malformed escape. */
+export function safeDecode(text: string): string | undefined {
+  if (text.indexOf('%') < 0) return text;
+  try {
+    return decodeURIComponent(text);
+  } catch {
+    return undefined;
+  }
+}
+
+/**
+ * Builds the view of a raw URL, or undefined when the URL cannot be decoded (a malformed `%` escape:
+ * the reference then recognises nothing in it).
+ */
+export function urlView(rawUrl: string): UrlView | undefined {
+  const decoded = safeDecode(rawUrl);
+  if (decoded === undefined) return undefined;
+  const parsed = legacyParse(decoded, true);
+  const search = parsed.search ? parsed.search.slice(1) : '';
+  const hash = parsed.hash ? parsed.hash.slice(1) : '';
+  return {
+    url: decoded,
+    protocol: parsed.protocol ?? '',
+    hostname: parsed.hostname ?? '',
+    port: parsed.port ?? '',
+    pathname: parsed.pathname ?? '',
+    search,
+    hash,
+    query: parsed.query as Record<string, string | string[]>,
+  };
+}
+
+/** First value of a query parameter (the rules' default reading of a repeated key). */
+export function firstValue(value: string | string[] | undefined): string | undefined {
+  if (Array.isArray(value)) return value[0];
+  return value;
+}

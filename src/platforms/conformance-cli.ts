@@ -27,10 +27,8 @@ const platformsDir = resolve(values.platforms ?? join(PROJECT_ROOT, 'repos', 'pl
 const csvDir = resolve(values.dir ?? (existsSync(sharedPlatforms) ? sharedPlatforms : platformsDir));
 const only = values.platform ? new Set(values.platform.flatMap((p) => p.split(',')).map((p) => p.trim()).filter(Boolean)) : undefined;
 
-const set = await loadPlatformSet(platformsDir, join(PROJECT_ROOT, 'var', 'cache', 'hooks'));
-for (const p of set.problems) {
-  if (!only || [...only].some((name) => p.folder.endsWith(name))) console.log(`PROBLEM ${p.folder}: ${p.message}`);
-}
+const set = await loadPlatformSet(platformsDir, join(PROJECT_ROOT, 'var', 'cache', 'hooks'), 'local', only);
+for (const p of set.problems) console.log(`PROBLEM ${p.folder}: ${p.message}`);
 const rows = await readConformanceTree(csvDir, only);
 let passed = 0;
 let failed = 0;

@@ -1,4 +1,4 @@
-import { readFile, readdir, writeFile, mkdir, stat } from 'node:fs/promises';
+import { readFile, readdir, writeFile, mkdir, stat, rename } from 'node:fs/promises';
 import { createHash } from 'node:crypto';
 import { join } from 'node:path';
 import { pathToFileURL } from 'node:url';
@@ -71,7 +71,10 @@ async function prepareHooks(file: string, cacheDir: string): Promise<string> {
   if (!(await exists(out))) {
     const js = await transform(code, { loader: 'ts', format: 'esm', target: 'node20', sourcefile: file });
     await mkdir(cacheDir, { recursive: true });
-    await writeFile(out, js.code);
+    // Written aside then renamed: several processes may prepare the same hooks at once.
+    const tmp = `${out}.${process.pid}.tmp`;
+    await writeFile(tmp, js.code);
+    await rename(tmp, out);
   }
   return out;
 }
@@ -106,11 +109,14 @@ export async function readPlatformFolder(dir: string, cacheDir: string): Promise
  * Reads every platform folder under `root` (folders starting with `.` or `_` are skipped).
  * A broken folder is reported in `problems` and left out; the others load.
  */
-export async function readPlatformSources(root: string, cacheDir: string): Promise<LoadedSources> {
+export async function readPlatformSources(root: string, cacheDir: string, only?: ReadonlySet<string>): Promise<LoadedSources> {
   const sources: PlatformSource[] = [];
   const problems: LoadProblem[] = [];
   const entries = await readdir(root, { withFileTypes: true });
-  const names = entries.filter((e) => e.isDirectory() && !/^[._]/.test(e.name)).map((e) => e.name).sort();
+  const names = entries
+    .filter((e) => e.isDirectory() && !/^[._]/.test(e.name) && (!only || only.has(e.name)))
+    .map((e) => e.name)
+    .sort();
   for (const name of names) {
     const dir = join(root, name);
     try {

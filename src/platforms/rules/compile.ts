@@ -237,12 +237,14 @@ type CompiledRule = (scope: Scope, ctx: TransformContext) => Outcome;
 
 const RULE_KEYS = new Set(['name', 'when', 'let', 'set', 'unset', 'hook', 'rules', 'continue', 'ignore']);
 
+const NO_TABLES: TransformContext = { tables: {} };
+
 export const helpers: HookHelpers = {
   urlView,
   parseQuery: (q) => parseQueryString(q.startsWith('?') ? q.slice(1) : q) as Record<string, string | string[]>,
   base64: (text) => Buffer.from(text, 'base64').toString('utf8'),
-  issn: (text) => makeTransform('issn', [])(text, { tables: {} }) as string | undefined,
-  isbn: (text) => makeTransform('isbn', [])(text, { tables: {} }) as string | undefined,
+  issn: (text) => makeTransform('issn', [])(text, NO_TABLES, () => undefined) as string | undefined,
+  isbn: (text) => makeTransform('isbn', [])(text, NO_TABLES, () => undefined) as string | undefined,
   decode: safeDecode,
 };
 

@@ -79,7 +79,7 @@ export function templateVariables(text: string): string[] {
 
 function evalPlaceholder(p: Placeholder, resolve: Resolver, ctx: TransformContext): string | undefined {
   let value: TemplateValue = resolve(p.variable);
-  for (const t of p.transforms) value = t(value, ctx);
+  for (const t of p.transforms) value = t(value, ctx, resolve);
   if (Array.isArray(value)) value = value[0];
   return value === undefined || value === '' ? undefined : value;
 }

@@ -12,7 +12,10 @@ export interface TransformContext {
   readonly tables: Tables;
 }
 
-export type Transform = (value: TemplateValue, ctx: TransformContext) => TemplateValue;
+/** Reads another variable of the rule (for `or:NAME`). */
+export type Resolve = (name: string) => TemplateValue;
+
+export type Transform = (value: TemplateValue, ctx: TransformContext, resolve: Resolve) => TemplateValue;
 
 export class RuleError extends Error {}
 
@@ -151,6 +154,13 @@ export function makeTransform(name: string, args: string[]): Transform {
         return part === 'search' || part === 'hash' ? v.slice(1) : v;
       });
     }
+    case 'or': {
+      if (a === undefined) throw new RuleError('or needs a variable name');
+      return (value, _ctx, resolve) => {
+        const s = asString(value);
+        return s === undefined || s === '' ? resolve(a) : value;
+      };
+    }
     case 'first': return (value) => firstValue(value);
     case 'last': return (value) => (Array.isArray(value) ? value[value.length - 1] : value);
     case 'join': {
@@ -165,5 +175,5 @@ export function makeTransform(name: string, args: string[]): Transform {
 export const TRANSFORM_NAMES = [
   'upper', 'lower', 'trim', 'decode', 'decodeplus', 'base64', 'issn', 'isbn', 'compact', 'int',
   'slice', 'pad', 'split', 'replace', 'match', 'default', 'lookup', 'query', 'urlpart', 'first',
-  'last', 'join',
+  'last', 'join', 'or',
 ] as const;

@@ -31,13 +31,19 @@ function cleanHeader(h: string): string {
   return h.replace(/^\uFEFF/, '').trim();
 }
 
+/** Cleans header names; of a repeated column only the last is read (some shared files repeat columns). */
+function uniqueHeaders(raw: Array<string | null | undefined>): Array<string | undefined> {
+  const names = raw.map((h) => (typeof h === 'string' ? cleanHeader(h) : undefined));
+  return names.map((h, i) => (h !== undefined && names.indexOf(h, i + 1) < 0 ? h : undefined));
+}
+
 /** Reads one test CSV (`;`-separated, header row, BOM tolerated, ragged rows tolerated). */
 export function readConformanceCsv(file: string, platform: string, displayName = file): Promise<ConformanceRow[]> {
   return new Promise((resolve, reject) => {
     const rows: ConformanceRow[] = [];
     let line = 1;
     createReadStream(file)
-      .pipe(parseCsv({ delimiter: ';', headers: (hs) => hs.map((h) => (h === undefined || h === null ? h : cleanHeader(h))), ignoreEmpty: true, discardUnmappedColumns: true }))
+      .pipe(parseCsv({ delimiter: ';', headers: uniqueHeaders, ignoreEmpty: true, discardUnmappedColumns: true }))
       .on('error', reject)
       .on('data', (record: Record<string, string | undefined>) => {
         line++;

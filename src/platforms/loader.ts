@@ -88,7 +88,7 @@ export async function readPlatformFolder(dir: string, cacheDir: string): Promise
     const file = join(dir, name);
     if (!(await exists(file))) continue;
     const text = await readFile(file, 'utf8');
-    const rules = (name.endsWith('.json') ? JSON.parse(text) : parseYaml(text)) as RulesFileSpec;
+    const rules = (name.endsWith('.json') ? JSON.parse(text) : parseYaml(text, { merge: true })) as RulesFileSpec;
     const hooksFile = (await exists(join(dir, 'hooks.ts'))) ? join(dir, 'hooks.ts')
       : (await exists(join(dir, 'hooks.js'))) ? join(dir, 'hooks.js') : undefined;
     return {

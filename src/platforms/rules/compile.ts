@@ -215,19 +215,21 @@ function compileMap(spec: MapSpec, where: string): ValueFn {
   const from = wrapTemplate(spec.from, `${where}.from`);
   if (typeof spec.map !== 'object' || spec.map === null) throw new RuleError(`${where}: map must be a mapping`);
   const fallback = spec.default === undefined ? undefined : compileSetValue(spec.default as SetValue, `${where}.default`);
+  // Map values are templates too (a constant is a template without placeholders).
+  const value = (v: string | number, k: string) => wrapTemplate(String(v), `${where}.map.${k}`);
   if (spec.regex) {
-    const entries = Object.entries(spec.map).map(([k, v]) => [compilePattern(k, `${where}.map`), String(v)] as const);
+    const entries = Object.entries(spec.map).map(([k, v]) => [compilePattern(k, `${where}.map`), value(v, k)] as const);
     return (scope, ctx) => {
       const key = from(scope.get, ctx);
-      if (key !== undefined) for (const [re, v] of entries) if (re.test(key)) return v;
+      if (key !== undefined) for (const [re, v] of entries) if (re.test(key)) return v(scope.get, ctx);
       return fallback?.(scope, ctx);
     };
   }
-  const table = new Map(Object.entries(spec.map).map(([k, v]) => [k, String(v)]));
+  const table = new Map(Object.entries(spec.map).map(([k, v]) => [k, value(v, k)]));
   return (scope, ctx) => {
     const key = from(scope.get, ctx);
     const hit = key === undefined ? undefined : table.get(key);
-    return hit ?? fallback?.(scope, ctx);
+    return hit ? hit(scope.get, ctx) : fallback?.(scope, ctx);
   };
 }
 
@@ -259,6 +261,9 @@ function compileRule(spec: RuleSpec, where: string, hooks: HooksModule): Compile
   if (typeof spec !== 'object' || spec === null || Array.isArray(spec)) throw new RuleError(`${where}: a rule must be a mapping`);
   for (const k of Object.keys(spec)) if (!RULE_KEYS.has(k)) throw new RuleError(`${where}: unknown key ${JSON.stringify(k)}`);
   const label = spec.name ? `${where} (${spec.name})` : where;
+  if (!['set', 'let', 'unset', 'hook', 'rules', 'ignore', 'continue'].some((k) => k in spec)) {
+    throw new RuleError(`${label}: the rule does nothing (it needs set, rules, hook or ignore)`);
+  }
   const when = spec.when ? compileConditions(spec.when, `${label}.when`) : () => true;
   const lets = Object.entries(spec.let ?? {}).map(([k, v]) => [k, wrapTemplate(String(v), `${label}.let.${k}`)] as const);
   const sets = Object.entries(spec.set ?? {}).map(([k, v]) => [k, compileSetValue(v, `${label}.set.${k}`)] as const);

@@ -1,0 +1,108 @@
+import { availableParallelism } from 'node:os';
+import { isAbsolute, join, resolve } from 'node:path';
+import { PROJECT_ROOT } from './paths.js';
+
+/** Everything the service reads from its environment, read once at start and passed in. */
+export interface Config {
+  readonly host: string;
+  readonly port: number;
+  /** database, job folders, caches */
+  readonly varDir: string;
+  /** the updatable parts: platforms, middlewares, resources */
+  readonly reposDir: string;
+  readonly platformsDir: string;
+  readonly middlewaresDir: string;
+  readonly resourcesDir: string;
+  readonly publicDir: string;
+  /** absolute base of the URLs put in headers and reports; never taken from the request unless trustProxy */
+  readonly publicBaseUrl: string;
+  readonly trustProxy: boolean;
+  readonly logLevel: string;
+  readonly pool: {
+    /** parsing worker threads */
+    readonly threads: number;
+    /** bytes of whole lines handed to a worker at once */
+    readonly batchBytes: number;
+    /** batches of one job in the workers at once, beyond which reading the upload pauses */
+    readonly inFlightPerJob: number;
+  };
+  readonly limits: {
+    /** a pending line longer than this (bytes) fails the job with 4022 */
+    readonly maxLineBytes: number;
+    /** 0 = no limit */
+    readonly maxUploadBytes: number;
+    /** 0 = no limit; a further job gets 503 with Retry-After */
+    readonly maxConcurrentJobs: number;
+    /** an upload that sends nothing for this long fails with 4037 (ms; 0 = never) */
+    readonly idleUploadMs: number;
+  };
+  readonly jobs: {
+    /** days after which finished jobs' folders and rows are removed */
+    readonly retentionDays: number;
+    readonly sweepIntervalMs: number;
+  };
+  /** time zone of log dates written without an offset: an IANA name, or `local` */
+  readonly defaultTimeZone: string;
+}
+
+function int(env: NodeJS.ProcessEnv, name: string, fallback: number): number {
+  const raw = env[name];
+  if (raw === undefined || raw === '') return fallback;
+  const n = Number(raw);
+  if (!Number.isFinite(n) || n < 0) throw new Error(`${name} must be a non-negative number, got ${JSON.stringify(raw)}`);
+  return n;
+}
+
+function bool(env: NodeJS.ProcessEnv, name: string, fallback: boolean): boolean {
+  const raw = env[name];
+  if (raw === undefined || raw === '') return fallback;
+  return /^(1|true|yes|on)$/i.test(raw);
+}
+
+function dir(env: NodeJS.ProcessEnv, name: string, fallback: string): string {
+  const raw = env[name];
+  if (!raw) return fallback;
+  return isAbsolute(raw) ? raw : resolve(raw);
+}
+
+/**
+ * Reads the configuration from environment variables (see README, "Configuration").
+ * `overrides` lets tests and tools change any value without touching the environment.
+ */
+export function readConfig(env: NodeJS.ProcessEnv = process.env, overrides: Partial<Config> = {}): Config {
+  const host = env.HOST || '127.0.0.1';
+  const port = int(env, 'PORT', 59599);
+  const varDir = dir(env, 'VAR_DIR', join(PROJECT_ROOT, 'var'));
+  const reposDir = dir(env, 'REPOS_DIR', join(PROJECT_ROOT, 'repos'));
+  const shownHost = host === '0.0.0.0' || host === '::' ? 'localhost' : host;
+  const config: Config = {
+    host,
+    port,
+    varDir,
+    reposDir,
+    platformsDir: dir(env, 'PLATFORMS_DIR', join(reposDir, 'platforms')),
+    middlewaresDir: join(reposDir, 'middlewares'),
+    resourcesDir: join(reposDir, 'resources'),
+    publicDir: join(PROJECT_ROOT, 'public'),
+    publicBaseUrl: (env.PUBLIC_BASE_URL || `http://${shownHost}:${port}`).replace(/\/+$/, ''),
+    trustProxy: bool(env, 'TRUST_PROXY', false),
+    logLevel: env.LOG_LEVEL || 'info',
+    pool: {
+      threads: int(env, 'POOL_THREADS', Math.max(1, availableParallelism())),
+      batchBytes: int(env, 'BATCH_BYTES', 256 * 1024),
+      inFlightPerJob: int(env, 'BATCHES_IN_FLIGHT', 4),
+    },
+    limits: {
+      maxLineBytes: int(env, 'MAX_LINE_BYTES', 100_000),
+      maxUploadBytes: int(env, 'MAX_UPLOAD_BYTES', 0),
+      maxConcurrentJobs: int(env, 'MAX_CONCURRENT_JOBS', 0),
+      idleUploadMs: int(env, 'IDLE_UPLOAD_MS', 120_000),
+    },
+    jobs: {
+      retentionDays: int(env, 'JOB_RETENTION_DAYS', 7),
+      sweepIntervalMs: int(env, 'JOB_SWEEP_INTERVAL_MS', 3_600_000),
+    },
+    defaultTimeZone: env.DEFAULT_TIME_ZONE || 'local',
+  };
+  return Object.freeze({ ...config, ...overrides });
+}

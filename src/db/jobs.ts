@@ -1,0 +1,91 @@
+import type { Db } from './database.js';
+
+export type JobState = 'running' | 'done' | 'failed' | 'aborted' | 'interrupted';
+
+export interface JobRow {
+  id: string;
+  state: JobState;
+  user_id: string | null;
+  created_at: string;
+  ended_at: string | null;
+  request_headers: string;
+  status_code: number | null;
+  status_message: string | null;
+  bytes_read: number;
+  lines_read: number;
+  events: number;
+  denied: number;
+  rejects: string | null;
+  report: string | null;
+  platforms_version: string | null;
+}
+
+export interface JobProgress {
+  bytesRead: number;
+  linesRead: number;
+  events: number;
+  denied: number;
+  rejects: Record<string, number>;
+  report?: unknown;
+}
+
+/** The job table's statements, prepared once. */
+export class JobStore {
+  private readonly insert;
+  private readonly progress;
+  private readonly finish;
+  private readonly byId;
+  private readonly interrupt;
+
+  constructor(private readonly db: Db) {
+    this.insert = db.prepare(`INSERT INTO jobs (id, state, user_id, created_at, request_headers, platforms_version)
+      VALUES (@id, 'running', @userId, @createdAt, @headers, @platformsVersion)`);
+    this.progress = db.prepare(`UPDATE jobs SET bytes_read = @bytesRead, lines_read = @linesRead, events = @events,
+      denied = @denied, rejects = @rejects, report = coalesce(@report, report) WHERE id = @id`);
+    this.finish = db.prepare(`UPDATE jobs SET state = @state, ended_at = @endedAt, status_code = @statusCode,
+      status_message = @statusMessage, bytes_read = @bytesRead, lines_read = @linesRead, events = @events,
+      denied = @denied, rejects = @rejects, report = coalesce(@report, report) WHERE id = @id`);
+    this.byId = db.prepare('SELECT * FROM jobs WHERE id = ?');
+    this.interrupt = db.prepare(`UPDATE jobs SET state = 'interrupted', ended_at = ?,
+      status_code = coalesce(status_code, 5003), status_message = coalesce(status_message, 'The service stopped while the job was running')
+      WHERE state = 'running'`);
+  }
+
+  create(job: { id: string; userId?: string; createdAt: string; headers: Record<string, unknown>; platformsVersion?: string }): void {
+    this.insert.run({
+      id: job.id,
+      userId: job.userId ?? null,
+      createdAt: job.createdAt,
+      headers: JSON.stringify(job.headers),
+      platformsVersion: job.platformsVersion ?? null,
+    });
+  }
+
+  saveProgress(id: string, p: JobProgress): void {
+    this.progress.run({ id, ...this.counters(p) });
+  }
+
+  end(id: string, state: Exclude<JobState, 'running'>, p: JobProgress, status?: { code: number; message: string }): void {
+    this.finish.run({
+      id, state, endedAt: new Date().toISOString(),
+      statusCode: status?.code ?? null, statusMessage: status?.message ?? null,
+      ...this.counters(p),
+    });
+  }
+
+  get(id: string): JobRow | undefined {
+    return this.byId.get(id) as JobRow | undefined;
+  }
+
+  /** At start: jobs left "running" by a previous process were cut off. */
+  markInterrupted(): number {
+    return this.interrupt.run(new Date().toISOString()).changes;
+  }
+
+  private counters(p: JobProgress) {
+    return {
+      bytesRead: p.bytesRead, linesRead: p.linesRead, events: p.events, denied: p.denied,
+      rejects: JSON.stringify(p.rejects), report: p.report === undefined ? null : JSON.stringify(p.report),
+    };
+  }
+}

@@ -1,0 +1,189 @@
+import { createHash } from 'node:crypto';
+import iconv from 'iconv-lite';
+import { compileFormat } from './formats/compile.js';
+import { parseLine } from './formats/line-parser.js';
+import type { CompiledFormat } from './formats/types.js';
+import { makeEventTimer, type EventTime } from './dates.js';
+import { normaliseUrl } from './url-normalise.js';
+import { createSerializer } from './writers/index.js';
+import type { EventSerializer } from './writers/types.js';
+import { createCrypter, type Crypter } from './stages/anonymizer.js';
+import { statusStage, validityStage } from './stages/validity.js';
+import { platformStage } from './stages/platform.js';
+import { qualifierStage } from './stages/qualifier.js';
+import type { EventFlags, EventStage, RejectCategory } from './stages/types.js';
+import type { AccessEvent } from './event.js';
+import type { BatchResult, EventRecord, JobSpec } from './job-spec.js';
+import type { PlatformSet } from '../platforms/platform-set.js';
+
+/** What every job of a worker shares: loaded once per worker. */
+export interface SharedResources {
+  readonly platforms: PlatformSet;
+}
+
+/** A job compiled for one worker. */
+export interface JobContext {
+  readonly spec: JobSpec;
+  readonly format: CompiledFormat;
+  readonly timer: (fields: Record<string, string | undefined>) => EventTime | undefined;
+  readonly stages: readonly EventStage[];
+  readonly serializer: EventSerializer;
+  readonly crypter?: Crypter;
+  readonly decode: (bytes: Uint8Array) => string;
+  readonly keepLines: ReadonlySet<RejectCategory>;
+}
+
+function decoderFor(charset: string): (bytes: Uint8Array) => string {
+  const cs = charset.toLowerCase().replace(/[^a-z0-9]/g, '');
+  if (cs === 'utf8') return (b) => Buffer.from(b.buffer, b.byteOffset, b.byteLength).toString('utf8');
+  if (cs === 'latin1' || cs === 'iso88591' || cs === 'binary') return (b) => Buffer.from(b.buffer, b.byteOffset, b.byteLength).toString('latin1');
+  return (b) => iconv.decode(Buffer.from(b.buffer, b.byteOffset, b.byteLength), charset);
+}
+
+/** The per-event chain of a job: Clean-Only stops after the validity and status filters. */
+export function buildChain(spec: JobSpec, shared: SharedResources): EventStage[] {
+  const chain: EventStage[] = [
+    validityStage({ forceParser: spec.platforms.force !== undefined }),
+    statusStage(spec.status),
+  ];
+  if (spec.cleanOnly) return chain;
+  chain.push(
+    platformStage(shared.platforms, {
+      forceParser: spec.platforms.force,
+      filterPlatforms: spec.platforms.only ? new Set(spec.platforms.only) : undefined,
+      allowWildcards: spec.platforms.wildcards,
+      forcePublisher: spec.platforms.publisher,
+    }),
+    qualifierStage(),
+  );
+  return chain;
+}
+
+export function createJobContext(spec: JobSpec, shared: SharedResources): JobContext {
+  return {
+    spec,
+    format: compileFormat(spec.format.family, spec.format.literal),
+    timer: makeEventTimer(spec.dateFormat, spec.defaultZone),
+    stages: buildChain(spec, shared),
+    serializer: createSerializer(spec.output.kind, spec.output.columns),
+    crypter: spec.crypt ? createCrypter({ fields: spec.crypt.fields.join(','), salt: spec.crypt.salt, algorithm: spec.crypt.algorithm }) : undefined,
+    decode: decoderFor(spec.charset),
+    keepLines: new Set(spec.keepLines),
+  };
+}
+
+/**
+ * Turns one line into an event with the fields every event has (url and domain normalised,
+ * datetime/date/timestamp, log_id, provenance), or undefined when the line does not match the
+ * format or carries no usable date (both are unknown formats).
+ */
+export function lineToEvent(ctx: JobContext, line: string): AccessEvent | undefined {
+  const fields = parseLine(ctx.format, line);
+  if (!fields) return undefined;
+  const time = ctx.timer(fields);
+  if (!time) return undefined;
+  const ec: AccessEvent = fields;
+  if (typeof fields.url === 'string') {
+    const { url, domain } = normaliseUrl(fields.url);
+    ec.url = url;
+    if (domain !== undefined) ec.domain = domain;
+  }
+  ec.datetime = time.datetime;
+  ec.timestamp = time.timestamp;
+  ec.date = time.date;
+  ec.log_id = createHash('sha1').update(line).digest('hex');
+  const provenance = ctx.spec.provenance;
+  for (const key in provenance) if (ec[key] === undefined) ec[key] = provenance[key];
+  return ec;
+}
+
+class BatchCollector {
+  readonly events: EventRecord[] = [];
+  readonly rejects: Partial<Record<RejectCategory, number>> = {};
+  readonly rejectedLines: Partial<Record<RejectCategory, string[]>> = {};
+  readonly unknownDomains: Record<string, number> = {};
+  readonly errors: string[] = [];
+  lines = 0;
+
+  constructor(private readonly keep: ReadonlySet<RejectCategory>) {}
+
+  reject(category: RejectCategory, line: string): void {
+    this.rejects[category] = (this.rejects[category] ?? 0) + 1;
+    if (this.keep.has(category)) (this.rejectedLines[category] ??= []).push(line);
+  }
+}
+
+function processLine(ctx: JobContext, line: string, out: BatchCollector): void {
+  const ec = lineToEvent(ctx, line);
+  if (!ec) {
+    out.reject('unknown-formats', line);
+    return;
+  }
+  const flags: EventFlags = { denied: false, pkbMiss: false };
+  for (const stage of ctx.stages) {
+    const verdict = stage.run(ec, flags);
+    if (verdict === undefined) continue;
+    out.reject(verdict, line);
+    if (verdict === 'unknown-domains' && typeof ec.domain === 'string') {
+      out.unknownDomains[ec.domain] = (out.unknownDomains[ec.domain] ?? 0) + 1;
+    }
+    return;
+  }
+  if (flags.pkbMiss) out.reject('pkb-miss-ecs', line);
+  const spec = ctx.spec;
+  const platform = typeof ec.platform === 'string' ? ec.platform : undefined;
+  const rtype = typeof ec.rtype === 'string' ? ec.rtype : undefined;
+  const mime = typeof ec.mime === 'string' ? ec.mime : undefined;
+  ctx.crypter?.crypt(ec);
+  if (spec.cleanOnly) ec._line = line;
+  out.events.push({
+    ts: ec.timestamp as number,
+    text: ctx.serializer.serialize(ec),
+    denied: flags.denied,
+    platform,
+    rtype,
+    mime,
+    raw: spec.keepRaw ? line : undefined,
+    json: spec.wantJson ? JSON.stringify(withoutInternal(ec)) : undefined,
+  });
+}
+
+function withoutInternal(ec: AccessEvent): AccessEvent {
+  const copy: AccessEvent = {};
+  for (const k in ec) if (!k.startsWith('_')) copy[k] = ec[k];
+  return copy;
+}
+
+/**
+ * Processes a batch of whole lines: each non-empty line ends as exactly one event or one
+ * rejected line. An unexpected error on a line rejects that line only (unknown-errors).
+ */
+export function processBatch(ctx: JobContext, data: Uint8Array, seq: number): BatchResult {
+  const text = ctx.decode(data);
+  const out = new BatchCollector(ctx.keepLines);
+  let start = 0;
+  while (start < text.length) {
+    let end = text.indexOf('\n', start);
+    if (end < 0) end = text.length;
+    let line = text.slice(start, end);
+    start = end + 1;
+    if (line.endsWith('\r')) line = line.slice(0, -1);
+    if (line === '') continue;
+    out.lines++;
+    try {
+      processLine(ctx, line, out);
+    } catch (err) {
+      out.reject('unknown-errors', line);
+      if (out.errors.length < 10) out.errors.push((err as Error)?.stack ?? String(err));
+    }
+  }
+  return {
+    seq,
+    lines: out.lines,
+    events: out.events,
+    rejects: out.rejects,
+    rejectedLines: out.rejectedLines,
+    unknownDomains: out.unknownDomains,
+    errors: out.errors,
+  };
+}

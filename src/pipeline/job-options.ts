@@ -1,0 +1,205 @@
+import { randomBytes } from 'node:crypto';
+import iconv from 'iconv-lite';
+import { StatusError } from '../status-codes.js';
+import { compileFormat, isProxyFamily } from './formats/compile.js';
+import { FormatError, type CompiledFormat, type ProxyFamily } from './formats/types.js';
+import { compileDateFormat, DateFormatError, DEFAULT_DATE_FORMAT } from './dates.js';
+import { parseOutputFields, type OutputFieldsSpec } from './output-fields.js';
+import { negotiateOutput } from './writers/index.js';
+import type { OutputFormat } from './writers/types.js';
+import { parseResponseEncoding, type ResponseEncoding } from './writers/encoding.js';
+import { createCrypter } from './stages/anonymizer.js';
+import { REJECT_CATEGORIES, isRejectCategory, type RejectCategory } from './stages/types.js';
+import type { StatusFilter } from './stages/validity.js';
+
+/** Request headers as Node gives them: lower-cased names. */
+export type RequestHeaders = Readonly<Record<string, string | string[] | undefined>>;
+
+export const TRACE_LEVELS = ['error', 'warn', 'info', 'verbose', 'debug'] as const;
+export type TraceLevel = (typeof TRACE_LEVELS)[number];
+
+/** Everything a job's headers ask for, checked once before any line is read. */
+export interface JobOptions {
+  /** the format given by a Log-Format-<proxy> header; undefined means auto-detection */
+  readonly format?: CompiledFormat;
+  /** Log-Format-<x> headers naming no known proxy (reported as a warning) */
+  readonly ignoredFormatHeaders: readonly string[];
+  readonly dateFormat: string;
+  readonly maxParseAttempts: number;
+  readonly requestCharset: string;
+  /** Content-Encoding of the request body */
+  readonly contentEncoding?: 'gzip' | 'deflate';
+  readonly output: OutputFormat;
+  readonly outputFields: OutputFieldsSpec;
+  readonly responseEncoding: ResponseEncoding;
+  readonly cleanOnly: boolean;
+  readonly crypt?: { readonly fields: readonly string[]; readonly salt: string; readonly algorithm: string };
+  readonly status: StatusFilter;
+  readonly forceParser?: string;
+  readonly filterPlatforms?: readonly string[];
+  readonly allowWildcards: boolean;
+  readonly forcePublisher?: string;
+  readonly rejectFiles: ReadonlySet<RejectCategory>;
+  readonly tracesLevel: TraceLevel;
+  /** the headers the job ran with, for the report */
+  readonly headers: Readonly<Record<string, string>>;
+}
+
+/** One value of a header (repeated headers are joined with commas, as HTTP allows). */
+export function header(headers: RequestHeaders, name: string): string | undefined {
+  const v = headers[name.toLowerCase()];
+  if (v === undefined) return undefined;
+  return Array.isArray(v) ? v.join(', ') : v;
+}
+
+function flag(value: string | undefined, fallback: boolean): boolean {
+  if (value === undefined || value.trim() === '') return fallback;
+  return value.trim().toLowerCase() === 'true';
+}
+
+function readFormat(headers: RequestHeaders): { format?: CompiledFormat; ignored: string[] } {
+  const ignored: string[] = [];
+  const given: Array<[ProxyFamily, string]> = [];
+  for (const name of Object.keys(headers)) {
+    if (!name.startsWith('log-format-')) continue;
+    const family = name.slice('log-format-'.length);
+    if (isProxyFamily(family)) given.push([family, header(headers, name) ?? '']);
+    else ignored.push(name);
+  }
+  if (given.length === 0) return { ignored };
+  // Several families given: the reference's order decides (ezproxy, apache, squid), then bibliopam.
+  const order: ProxyFamily[] = ['ezproxy', 'apache', 'squid', 'bibliopam'];
+  given.sort((a, b) => order.indexOf(a[0]) - order.indexOf(b[0]));
+  const [family, literal] = given[0];
+  try {
+    return { format: compileFormat(family, literal), ignored };
+  } catch (err) {
+    if (err instanceof FormatError) throw new StatusError(4027, `Log-Format-${family}: ${err.message}`);
+    throw err;
+  }
+}
+
+function readCharset(value: string | undefined, code: 4015 | 4016, name: string): string {
+  const charset = (value ?? 'utf-8').trim() || 'utf-8';
+  if (!iconv.encodingExists(charset)) throw new StatusError(code, `${name}: unknown charset ${JSON.stringify(charset)}`);
+  return charset;
+}
+
+function readContentEncoding(value: string | undefined): 'gzip' | 'deflate' | undefined {
+  const v = value?.trim().toLowerCase();
+  if (!v || v === 'identity') return undefined;
+  if (v === 'gzip' || v === 'x-gzip') return 'gzip';
+  if (v === 'deflate') return 'deflate';
+  throw new StatusError(4005, `Content-Encoding ${JSON.stringify(value)}: only gzip and deflate request bodies are accepted`);
+}
+
+function readStatusFilter(headers: RequestHeaders): StatusFilter {
+  const raw = header(headers, 'ezpaarse-filter-status')?.trim();
+  const redirects = flag(header(headers, 'ezpaarse-filter-redirects'), true);
+  if (!raw || raw.toLowerCase() === 'true') return { mode: 'default', redirects };
+  if (raw.toLowerCase() === 'false') return { mode: 'off' };
+  const codes = raw.split(',').map((c) => c.trim()).filter(Boolean);
+  const bad = codes.find((c) => !/^[1-5][0-9][0-9]$/.test(c));
+  if (bad !== undefined || codes.length === 0) {
+    throw new StatusError(4032, `ezPAARSE-Filter-Status: expected true, false or a list of HTTP codes, got ${JSON.stringify(raw)}`);
+  }
+  return { mode: 'list', codes: new Set(codes) };
+}
+
+function readRejectFiles(value: string | undefined): Set<RejectCategory> {
+  const v = value?.trim().toLowerCase();
+  if (!v || v === 'none') return new Set();
+  if (v === 'all') return new Set(REJECT_CATEGORIES);
+  const set = new Set<RejectCategory>();
+  for (const item of v.split(',').map((s) => s.trim()).filter(Boolean)) {
+    const name = item;
+    if (!isRejectCategory(name)) {
+      throw new StatusError(4029, `Reject-Files: unknown category ${JSON.stringify(item)} (known: all, none, ${REJECT_CATEGORIES.join(', ')})`);
+    }
+    set.add(name);
+  }
+  return set;
+}
+
+function readTraceLevel(value: string | undefined): TraceLevel {
+  const v = value?.trim().toLowerCase();
+  if (!v) return 'info';
+  if (v === 'silly') return 'debug';
+  if (!(TRACE_LEVELS as readonly string[]).includes(v)) {
+    throw new StatusError(4030, `Traces-Level: ${JSON.stringify(value)} (known: ${TRACE_LEVELS.join(', ')})`);
+  }
+  return v as TraceLevel;
+}
+
+function readMaxParseAttempts(value: string | undefined): number {
+  const n = Number.parseInt(value ?? '', 10);
+  return Number.isFinite(n) && n > 0 ? n : 10;
+}
+
+function list(value: string | undefined): string[] | undefined {
+  if (value === undefined) return undefined;
+  const items = value.split(',').map((s) => s.trim()).filter(Boolean);
+  return items.length ? items : undefined;
+}
+
+export interface OptionsContext {
+  /** platform codes known to the service (Force-Parser and Filter-Platforms are checked against them) */
+  readonly platforms: ReadonlySet<string>;
+}
+
+/**
+ * Reads and checks a job's headers. Throws StatusError (with a message saying what to fix)
+ * for the first bad header: nothing has been read or written yet at that point.
+ */
+export function readJobOptions(headers: RequestHeaders, ctx: OptionsContext): JobOptions {
+  const requestCharset = readCharset(header(headers, 'request-charset'), 4015, 'Request-Charset');
+  const responseEncoding = parseResponseEncoding(header(headers, 'response-charset'), header(headers, 'response-encoding'));
+  const { format, ignored } = readFormat(headers);
+  const dateFormat = header(headers, 'date-format')?.trim() || DEFAULT_DATE_FORMAT;
+  try {
+    compileDateFormat(dateFormat);
+  } catch (err) {
+    if (err instanceof DateFormatError) throw new StatusError(4028, `Date-Format: ${err.message}`);
+    throw err;
+  }
+  const cleanOnly = flag(header(headers, 'clean-only'), false);
+  const output = negotiateOutput(header(headers, 'accept'), cleanOnly);
+  const outputFields = parseOutputFields(header(headers, 'output-fields'));
+  // The salt is drawn here, once per job, so that every worker hashes with the same key.
+  const salt = header(headers, 'crypting-salt') ?? randomBytes(40).toString('base64');
+  const algorithm = header(headers, 'crypting-algorithm')?.trim() || 'sha1';
+  const crypter = createCrypter({ fields: header(headers, 'crypted-fields'), salt, algorithm });
+  const forceParser = header(headers, 'force-parser')?.trim() || undefined;
+  if (forceParser && !ctx.platforms.has(forceParser)) throw new StatusError(4033, `Force-Parser: no platform named ${JSON.stringify(forceParser)}`);
+  const filterPlatforms = list(header(headers, 'filter-platforms'));
+  const unknownFilter = filterPlatforms?.find((p) => !ctx.platforms.has(p));
+  if (unknownFilter) throw new StatusError(4033, `Filter-Platforms: no platform named ${JSON.stringify(unknownFilter)}`);
+  const seen: Record<string, string> = {};
+  for (const name of Object.keys(headers)) {
+    if (name === 'authorization' || name === 'cookie') continue;
+    const v = header(headers, name);
+    // The salt would let anyone reading the report reverse the hashes by trying values.
+    if (v !== undefined) seen[name] = name === 'crypting-salt' ? '(hidden)' : v;
+  }
+  return {
+    format,
+    ignoredFormatHeaders: ignored,
+    dateFormat,
+    maxParseAttempts: readMaxParseAttempts(header(headers, 'max-parse-attempts')),
+    requestCharset,
+    contentEncoding: readContentEncoding(header(headers, 'content-encoding')),
+    output,
+    outputFields,
+    responseEncoding,
+    cleanOnly,
+    crypt: crypter ? { fields: crypter.fields, salt, algorithm } : undefined,
+    status: readStatusFilter(headers),
+    forceParser,
+    filterPlatforms,
+    allowWildcards: header(headers, 'allow-domain-wildcards')?.trim() === 'true',
+    forcePublisher: header(headers, 'force-ecfield-publisher')?.trim() || undefined,
+    rejectFiles: readRejectFiles(header(headers, 'reject-files')),
+    tracesLevel: readTraceLevel(header(headers, 'traces-level')),
+    headers: seen,
+  };
+}

@@ -1,0 +1,166 @@
+import { createWriteStream, type WriteStream } from 'node:fs';
+import { once } from 'node:events';
+import type { ServerResponse } from 'node:http';
+import type { Writable } from 'node:stream';
+import { createEncoder, contentTypeWithCharset, type ResponseEncoding } from './writers/encoding.js';
+import type { Frame } from './writers/types.js';
+
+/** Writes framed event texts (head before the first, separators between, tail at the end). */
+class FramedSink {
+  private count = 0;
+
+  constructor(private readonly frame: Frame, private readonly sink: Writable) {}
+
+  get events(): number {
+    return this.count;
+  }
+
+  write(text: string): boolean {
+    const prefix = this.count === 0 ? this.frame.head : this.frame.separator;
+    this.count++;
+    return this.sink.write(prefix + text);
+  }
+
+  /** the tail when something was written (a job with no event sends an empty body) */
+  closing(): string {
+    return this.count > 0 ? this.frame.tail : '';
+  }
+
+  marker(code: number, message: string): string {
+    return this.frame.errorMarker(code, message);
+  }
+}
+
+function isPlain(enc: ResponseEncoding): boolean {
+  return !enc.compression && /^utf-?8$/i.test(enc.charset);
+}
+
+export const TRAILERS = ['Job-Done', 'Service-Status', 'Service-Status-Message'];
+
+/** Header values must stay on one line of visible ASCII. */
+export function headerSafe(text: string): string {
+  return text.replace(/[^\x20-\x7e]+/g, ' ').slice(0, 1000);
+}
+
+/**
+ * The response of a job: nothing is sent until the first event (or the end), so that an error
+ * found first can still be answered with its own HTTP status. After that, an error is told by
+ * an in-band marker and by the trailers named in the Trailer header.
+ */
+export class ResponseOutput {
+  private readonly body: Writable;
+  private readonly framed: FramedSink;
+  private sentHead = false;
+
+  constructor(
+    private readonly res: ServerResponse,
+    frame: Frame,
+    private readonly encoding: ResponseEncoding,
+    private readonly contentType: string,
+    private readonly headers: () => Record<string, string>,
+  ) {
+    if (isPlain(encoding)) {
+      this.body = res;
+    } else {
+      this.body = createEncoder(encoding);
+      this.body.pipe(res, { end: false });
+    }
+    this.framed = new FramedSink(frame, this.body);
+  }
+
+  get started(): boolean {
+    return this.sentHead;
+  }
+
+  get events(): number {
+    return this.framed.events;
+  }
+
+  private head(): void {
+    if (this.sentHead) return;
+    this.sentHead = true;
+    const headers: Record<string, string> = {
+      ...this.headers(),
+      'Content-Type': contentTypeWithCharset(this.contentType, this.encoding.charset),
+      Trailer: TRAILERS.join(', '),
+      'X-Content-Type-Options': 'nosniff',
+    };
+    if (this.encoding.contentEncoding) headers['Content-Encoding'] = this.encoding.contentEncoding;
+    this.res.writeHead(200, headers);
+  }
+
+  /** Writes an event; false means: wait for drained() before writing more. */
+  write(text: string): boolean {
+    this.head();
+    return this.framed.write(text);
+  }
+
+  async drained(): Promise<void> {
+    if (!this.body.writableNeedDrain || this.res.destroyed) return;
+    await Promise.race([once(this.body, 'drain'), once(this.res, 'close')]);
+  }
+
+  private async endBody(tail: string, trailers: Record<string, string>): Promise<void> {
+    if (this.res.destroyed) return;
+    if (tail) this.body.write(tail);
+    if (this.body !== this.res) {
+      this.body.end();
+      await once(this.body, 'end').catch(() => undefined);
+    }
+    this.res.addTrailers(trailers);
+    this.res.end();
+  }
+
+  /** The job ended well: the frame's tail, then `Job-Done: true` in the trailers. */
+  async finish(): Promise<void> {
+    this.head();
+    await this.endBody(this.framed.closing(), { 'Job-Done': 'true' });
+  }
+
+  /**
+   * The job failed after the first event was sent: an in-band marker that no client can take
+   * for a complete result, and the status in the trailers.
+   */
+  async failStreaming(code: number, message: string): Promise<void> {
+    await this.endBody(this.framed.marker(code, message), {
+      'Job-Done': 'false',
+      'Service-Status': String(code),
+      'Service-Status-Message': headerSafe(message),
+    });
+  }
+}
+
+/** The denied events' file: same format as the result, created empty at the start of the job. */
+export class DeniedFile {
+  private readonly stream: WriteStream;
+  private readonly framed: FramedSink;
+
+  constructor(path: string, frame: Frame, encoding: ResponseEncoding) {
+    this.stream = createWriteStream(path);
+    const sink = isPlain(encoding) ? this.stream : createEncoder(encoding);
+    if (sink !== this.stream) sink.pipe(this.stream);
+    this.framed = new FramedSink(frame, sink);
+    this.sink = sink;
+  }
+
+  private readonly sink: Writable;
+
+  get events(): number {
+    return this.framed.events;
+  }
+
+  write(text: string): boolean {
+    return this.framed.write(text);
+  }
+
+  async drained(): Promise<void> {
+    if (this.sink.writableNeedDrain) await once(this.sink, 'drain');
+  }
+
+  async close(): Promise<void> {
+    const tail = this.framed.closing();
+    if (tail) this.sink.write(tail);
+    this.sink.end();
+    if (!this.stream.closed) await once(this.stream, 'close');
+  }
+}

@@ -1,0 +1,69 @@
+import type { ProxyFamily } from './formats/types.js';
+import type { OutputKind } from './writers/types.js';
+import type { RejectCategory } from './stages/types.js';
+import type { StatusFilter } from './stages/validity.js';
+
+/**
+ * What a parsing worker needs to know about a job: plain, structured-clonable data sent with
+ * each batch and compiled once per worker (regexes, date parser, serialiser, chain).
+ */
+export interface JobSpec {
+  readonly id: string;
+  readonly format: { readonly family: ProxyFamily; readonly literal: string };
+  readonly dateFormat: string;
+  readonly defaultZone: string;
+  /** charset of the batch bytes (`utf-8` once the main thread has transcoded a non-ASCII-compatible input) */
+  readonly charset: string;
+  readonly output: { readonly kind: OutputKind; readonly columns: readonly string[] };
+  readonly cleanOnly: boolean;
+  readonly crypt?: { readonly fields: readonly string[]; readonly salt: string; readonly algorithm: string };
+  readonly status: StatusFilter;
+  readonly platforms: {
+    readonly force?: string;
+    readonly only?: readonly string[];
+    readonly wildcards: boolean;
+    readonly publisher?: string;
+  };
+  /** categories whose original lines come back with the batch (the reject files asked for) */
+  readonly keepLines: readonly RejectCategory[];
+  /** events carry their original line (needed when duplicate or unordered lines are written) */
+  readonly keepRaw: boolean;
+  /** events carry their whole JSON (until the report has its first event) */
+  readonly wantJson: boolean;
+  /** provenance fields added to every event (ezpaarse_version, platforms_version…) */
+  readonly provenance: Readonly<Record<string, string>>;
+}
+
+/** One event as a worker hands it back: its final text and what the main thread's stages need. */
+export interface EventRecord {
+  /** Unix seconds */
+  readonly ts: number;
+  /** the serialised event, without separators */
+  readonly text: string;
+  readonly denied: boolean;
+  readonly platform?: string;
+  readonly rtype?: string;
+  readonly mime?: string;
+  /** the original line, when the spec asks for it */
+  readonly raw?: string;
+  /** every field, when the spec asks for it */
+  readonly json?: string;
+}
+
+/** What a worker returns for one batch of lines. */
+export interface BatchResult {
+  readonly seq: number;
+  /** non-empty lines read */
+  readonly lines: number;
+  readonly events: EventRecord[];
+  /**
+   * rejected lines by category (counted whether or not their lines are kept); `pkb-miss-ecs`
+   * counts events that were kept all the same
+   */
+  readonly rejects: Partial<Record<RejectCategory, number>>;
+  readonly rejectedLines: Partial<Record<RejectCategory, string[]>>;
+  /** lines rejected as unknown-domains, by domain (for the report's alerts) */
+  readonly unknownDomains: Record<string, number>;
+  /** a few messages of unexpected errors, for the traces */
+  readonly errors: string[];
+}

@@ -1,0 +1,74 @@
+import { StatusError } from '../status-codes.js';
+
+export interface BatchOptions {
+  /** target size of a batch in bytes (a batch ends at the last newline past this size) */
+  readonly batchBytes: number;
+  /** a line (bytes since the last newline) longer than this fails with 4022 */
+  readonly maxLineBytes: number;
+}
+
+const NEWLINE = 0x0a;
+
+/**
+ * Cuts a byte stream into batches of whole lines without looking at each line: only the last
+ * newline of the accumulated bytes is searched. Each batch owns its memory (an ArrayBuffer of
+ * its own) so that it can be transferred to a worker without copying. The last line needs no
+ * newline. A UTF-8 byte-order mark at the very start is dropped.
+ */
+export async function* lineBatches(source: AsyncIterable<Uint8Array>, opts: BatchOptions): AsyncGenerator<Uint8Array> {
+  let pieces: Uint8Array[] = [];
+  let size = 0;
+  /** bytes since the last newline seen, across pieces */
+  let pendingLine = 0;
+  let first = true;
+
+  const take = (end: number): Uint8Array => {
+    // Copies the first `end` bytes of the accumulated pieces into a batch that owns its buffer.
+    const batch = new Uint8Array(new ArrayBuffer(end));
+    let offset = 0;
+    const rest: Uint8Array[] = [];
+    for (const piece of pieces) {
+      if (offset >= end) { rest.push(piece); continue; }
+      const n = Math.min(piece.length, end - offset);
+      batch.set(n === piece.length ? piece : piece.subarray(0, n), offset);
+      offset += n;
+      if (n < piece.length) rest.push(piece.subarray(n));
+    }
+    pieces = rest;
+    size -= end;
+    return batch;
+  };
+
+  for await (let chunk of source) {
+    if (first) {
+      first = false;
+      if (chunk.length >= 3 && chunk[0] === 0xef && chunk[1] === 0xbb && chunk[2] === 0xbf) chunk = chunk.subarray(3);
+    }
+    if (chunk.length === 0) continue;
+    const lastNewline = chunk.lastIndexOf(NEWLINE);
+    pendingLine = lastNewline < 0 ? pendingLine + chunk.length : chunk.length - lastNewline - 1;
+    if (pendingLine > opts.maxLineBytes) {
+      throw new StatusError(4022, `a line is longer than ${opts.maxLineBytes} bytes without a line break: the input is not a log, or a line is absurdly long`);
+    }
+    pieces.push(chunk);
+    size += chunk.length;
+    if (size >= opts.batchBytes && size > pendingLine) {
+      yield take(size - pendingLine);
+    }
+  }
+  if (size > 0) yield take(size);
+}
+
+/**
+ * Calls `fn` with each line of a batch (bytes between newlines, `\r` kept) and its byte offset,
+ * until `fn` returns false. Used where a few lines must be looked at on the main thread.
+ */
+export function forEachLine(batch: Uint8Array, fn: (line: Uint8Array, start: number) => boolean): void {
+  let start = 0;
+  while (start < batch.length) {
+    let end = batch.indexOf(NEWLINE, start);
+    if (end < 0) end = batch.length;
+    if (!fn(batch.subarray(start, end), start)) return;
+    start = end + 1;
+  }
+}

@@ -1,0 +1,54 @@
+import { Piscina } from 'piscina';
+import { RUNNING_FROM_SOURCE } from '../paths.js';
+import type { PlatformSource } from '../platforms/loader.js';
+import type { BatchResult } from './job-spec.js';
+import type { BatchTask, WorkerData } from '../../workers/parse-worker.js';
+
+export interface ParsingPoolOptions {
+  readonly threads: number;
+  readonly platformSources: readonly PlatformSource[];
+  readonly platformsVersion: string;
+}
+
+/** The worker file, as TypeScript when the service runs from its sources (tests, dev). */
+function workerFile(): string {
+  const ext = RUNNING_FROM_SOURCE ? 'ts' : 'js';
+  return new URL(`../../workers/parse-worker.${ext}`, import.meta.url).href;
+}
+
+/**
+ * The Piscina pool of parsing workers, all loaded with one version of the platforms. A new
+ * version of the platforms gets a new pool; the old one serves its running jobs, then closes.
+ */
+export class ParsingPool {
+  readonly platformsVersion: string;
+  private readonly piscina: Piscina<BatchTask, BatchResult>;
+
+  constructor(opts: ParsingPoolOptions) {
+    this.platformsVersion = opts.platformsVersion;
+    const workerData: WorkerData = { platformSources: opts.platformSources, platformsVersion: opts.platformsVersion };
+    this.piscina = new Piscina({
+      filename: workerFile(),
+      minThreads: opts.threads,
+      maxThreads: opts.threads,
+      // Batches queue in the pool only up to what the jobs' in-flight limits allow.
+      maxQueue: 'auto',
+      idleTimeout: 60_000,
+      workerData,
+    });
+  }
+
+  /** Parses one batch; the batch's memory is transferred to the worker. */
+  run(task: BatchTask, signal?: AbortSignal): Promise<BatchResult> {
+    const buffer = task.data.buffer as ArrayBuffer;
+    return this.piscina.run(task, { transferList: [buffer], signal });
+  }
+
+  get threads(): number {
+    return this.piscina.threads.length;
+  }
+
+  async close(): Promise<void> {
+    await this.piscina.destroy();
+  }
+}

@@ -1,0 +1,71 @@
+import type { AccessEvent } from '../event.js';
+
+/**
+ * Output of a job. Events are serialised in the workers (EventSerializer: one event's final text)
+ * and framed on the main thread (Frame: head, separators, end, error marker), so the main thread
+ * only concatenates strings and encodes bytes.
+ */
+export type OutputKind = 'csv' | 'tsv' | 'json' | 'jsonstream' | 'log';
+
+export interface OutputFormat {
+  readonly kind: OutputKind;
+  /** text/csv, text/tab-separated-values, application/json (json and jsonstream), text/x-log */
+  readonly contentType: string;
+  /** csv, txt, json, json, log (names the denied and deferred files) */
+  readonly extension: string;
+}
+
+/** Worker side: one event's text, without separator or line terminator. */
+export interface EventSerializer {
+  serialize(ec: AccessEvent): string;
+}
+
+/**
+ * Main-thread side. The body of a job is, when it has at least one event:
+ *   head + text1 + separator + text2 + … + textN + tail
+ * and, when the job fails after the head was sent, `errorMarker(code, message)` is written in place
+ * of `tail` (never both). A job without any event writes nothing at all, not even the head
+ * (reference 5.1: empty body).
+ *
+ * Error markers (what a client looks for to know the result is incomplete):
+ * - csv, tsv, log: the last line is `#logsift-error <code> <message>` (the message on one line).
+ *   A CSV row never starts with `#` (a first value starting with `#` is quoted), so the marker
+ *   cannot be forged by data; TSV keeps the reference's unquoted newlines, so there a value holding
+ *   a newline followed by `#logsift-error ` could look like one (a false alarm, never a missed one).
+ * - json: the `]` is replaced by a newline and the same `#logsift-error <code> <message>` line, so
+ *   the document is not valid JSON and cannot be taken for a complete array.
+ * - jsonstream: a last line `{"error":{"code":<code>,"message":"<message>"}}`. Events never hold
+ *   an object value, so no event line can look like it.
+ */
+export interface Frame {
+  readonly head: string;
+  readonly separator: string;
+  readonly tail: string;
+  errorMarker(code: number, message: string): string;
+}
+
+/** Start of the in-band error line of the line-oriented formats and of JSON. */
+export const ERROR_LINE_PREFIX = '#logsift-error ';
+
+/** Field holding the original log line (written by Clean-Only, never serialised as a field). */
+export const LINE_FIELD = '_line';
+
+/** Fields whose name starts with `_` are internal bookkeeping, never written to JSON output. */
+export function isInternalField(name: string): boolean {
+  return name.charCodeAt(0) === 95; // '_'
+}
+
+/** The marker line `#logsift-error <code> <message>` (without line breaks), the message kept on one line. */
+export function errorLine(code: number, message: string): string {
+  return `${ERROR_LINE_PREFIX}${code} ${message.replace(/[\r\n]+/g, ' ')}`;
+}
+
+/** Frame of the line-oriented formats (CSV, TSV, Clean-Only): `head`, then `\n` after every row. */
+export function lineFrame(head: string): Frame {
+  return {
+    head,
+    separator: '\n',
+    tail: '\n',
+    errorMarker: (code, message) => `\n${errorLine(code, message)}\n`,
+  };
+}

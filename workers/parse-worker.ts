@@ -1,0 +1,45 @@
+/**
+ * A parsing worker of the Piscina pool: runs the format regex, the URL and date normalisation,
+ * the platforms and the per-event chain on batches of whole lines, and serialises the events.
+ */
+import { workerData } from 'node:worker_threads';
+import { compilePlatformSet } from '../src/platforms/platform-set.js';
+import type { PlatformSource } from '../src/platforms/loader.js';
+import { createJobContext, processBatch, type JobContext, type SharedResources } from '../src/pipeline/batch-processor.js';
+import type { BatchResult, JobSpec } from '../src/pipeline/job-spec.js';
+
+export interface WorkerData {
+  readonly platformSources: readonly PlatformSource[];
+  readonly platformsVersion: string;
+}
+
+export interface BatchTask {
+  readonly spec: JobSpec;
+  readonly seq: number;
+  readonly data: Uint8Array;
+}
+
+const data = workerData as WorkerData;
+const shared: SharedResources = {
+  platforms: await compilePlatformSet(data.platformSources, data.platformsVersion),
+};
+
+// Jobs are compiled once per worker; the few most recent are kept.
+const MAX_CONTEXTS = 16;
+const contexts = new Map<string, JobContext>();
+
+function contextFor(spec: JobSpec): JobContext {
+  let ctx = contexts.get(spec.id);
+  if (ctx) {
+    contexts.delete(spec.id);
+  } else {
+    ctx = createJobContext(spec, shared);
+    if (contexts.size >= MAX_CONTEXTS) contexts.delete(contexts.keys().next().value!);
+  }
+  contexts.set(spec.id, ctx);
+  return ctx;
+}
+
+export default function parseBatch(task: BatchTask): BatchResult {
+  return processBatch(contextFor(task.spec), task.data, task.seq);
+}

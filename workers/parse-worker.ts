@@ -17,6 +17,8 @@ export interface BatchTask {
   readonly spec: JobSpec;
   readonly seq: number;
   readonly data: Uint8Array;
+  /** events come back with their whole JSON too (the report still waits for its first event) */
+  readonly wantJson: boolean;
 }
 
 const data = workerData as WorkerData;
@@ -41,5 +43,5 @@ function contextFor(spec: JobSpec): JobContext {
 }
 
 export default function parseBatch(task: BatchTask): BatchResult {
-  return processBatch(contextFor(task.spec), task.data, task.seq);
+  return processBatch(contextFor(task.spec), task.data, task.seq, task.wantJson);
 }

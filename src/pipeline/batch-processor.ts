@@ -113,7 +113,7 @@ class BatchCollector {
   }
 }
 
-function processLine(ctx: JobContext, line: string, out: BatchCollector): void {
+function processLine(ctx: JobContext, line: string, out: BatchCollector, wantJson: boolean): void {
   const ec = lineToEvent(ctx, line);
   if (!ec) {
     out.reject('unknown-formats', line);
@@ -144,7 +144,7 @@ function processLine(ctx: JobContext, line: string, out: BatchCollector): void {
     rtype,
     mime,
     raw: spec.keepRaw ? line : undefined,
-    json: spec.wantJson ? JSON.stringify(withoutInternal(ec)) : undefined,
+    json: wantJson ? JSON.stringify(withoutInternal(ec)) : undefined,
   });
 }
 
@@ -158,7 +158,7 @@ function withoutInternal(ec: AccessEvent): AccessEvent {
  * Processes a batch of whole lines: each non-empty line ends as exactly one event or one
  * rejected line. An unexpected error on a line rejects that line only (unknown-errors).
  */
-export function processBatch(ctx: JobContext, data: Uint8Array, seq: number): BatchResult {
+export function processBatch(ctx: JobContext, data: Uint8Array, seq: number, wantJson = false): BatchResult {
   const text = ctx.decode(data);
   const out = new BatchCollector(ctx.keepLines);
   let start = 0;
@@ -171,7 +171,7 @@ export function processBatch(ctx: JobContext, data: Uint8Array, seq: number): Ba
     if (line === '') continue;
     out.lines++;
     try {
-      processLine(ctx, line, out);
+      processLine(ctx, line, out, wantJson);
     } catch (err) {
       out.reject('unknown-errors', line);
       if (out.errors.length < 10) out.errors.push((err as Error)?.stack ?? String(err));

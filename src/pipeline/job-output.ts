@@ -8,8 +8,14 @@ import type { Frame } from './writers/types.js';
 /** Writes framed event texts (head before the first, separators between, tail at the end). */
 class FramedSink {
   private count = 0;
+  private resolved: Frame | undefined;
 
-  constructor(private readonly frame: Frame, private readonly sink: Writable) {}
+  /** The frame is asked for at the first write: a CSV header needs the columns, known once the format is. */
+  constructor(private readonly makeFrame: () => Frame, private readonly sink: Writable) {}
+
+  private get frame(): Frame {
+    return (this.resolved ??= this.makeFrame());
+  }
 
   get events(): number {
     return this.count;
@@ -54,7 +60,7 @@ export class ResponseOutput {
 
   constructor(
     private readonly res: ServerResponse,
-    frame: Frame,
+    frame: () => Frame,
     private readonly encoding: ResponseEncoding,
     private readonly contentType: string,
     private readonly headers: () => Record<string, string>,
@@ -135,7 +141,7 @@ export class DeniedFile {
   private readonly stream: WriteStream;
   private readonly framed: FramedSink;
 
-  constructor(path: string, frame: Frame, encoding: ResponseEncoding) {
+  constructor(path: string, frame: () => Frame, encoding: ResponseEncoding) {
     this.stream = createWriteStream(path);
     const sink = isPlain(encoding) ? this.stream : createEncoder(encoding);
     if (sink !== this.stream) sink.pipe(this.stream);

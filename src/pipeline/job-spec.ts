@@ -28,8 +28,6 @@ export interface JobSpec {
   readonly keepLines: readonly RejectCategory[];
   /** events carry their original line (needed when duplicate or unordered lines are written) */
   readonly keepRaw: boolean;
-  /** events carry their whole JSON (until the report has its first event) */
-  readonly wantJson: boolean;
   /** provenance fields added to every event (ezpaarse_version, platforms_version…) */
   readonly provenance: Readonly<Record<string, string>>;
 }

@@ -8,13 +8,12 @@ export interface ParsingPoolOptions {
   readonly threads: number;
   readonly platformSources: readonly PlatformSource[];
   readonly platformsVersion: string;
+  readonly onWorkerError?: (err: Error) => void;
 }
 
-/** The worker file, as TypeScript when the service runs from its sources (tests, dev). */
-function workerFile(): string {
-  const ext = RUNNING_FROM_SOURCE ? 'ts' : 'js';
-  return new URL(`../../workers/parse-worker.${ext}`, import.meta.url).href;
-}
+const WORKER = new URL('../../workers/parse-worker.js', import.meta.url).href;
+const SOURCE_WORKER = new URL('../../workers/parse-worker.ts', import.meta.url).href;
+const SOURCE_BOOTSTRAP = new URL('../../workers/source-bootstrap.mjs', import.meta.url).href;
 
 /**
  * The Piscina pool of parsing workers, all loaded with one version of the platforms. A new
@@ -26,15 +25,25 @@ export class ParsingPool {
 
   constructor(opts: ParsingPoolOptions) {
     this.platformsVersion = opts.platformsVersion;
-    const workerData: WorkerData = { platformSources: opts.platformSources, platformsVersion: opts.platformsVersion };
+    const workerData: WorkerData & { sourceModule?: string } = {
+      platformSources: opts.platformSources,
+      platformsVersion: opts.platformsVersion,
+      sourceModule: RUNNING_FROM_SOURCE ? SOURCE_WORKER : undefined,
+    };
     this.piscina = new Piscina({
-      filename: workerFile(),
+      filename: RUNNING_FROM_SOURCE ? SOURCE_BOOTSTRAP : WORKER,
       minThreads: opts.threads,
       maxThreads: opts.threads,
       // Batches queue in the pool only up to what the jobs' in-flight limits allow.
       maxQueue: 'auto',
       idleTimeout: 60_000,
       workerData,
+      execArgv: [],
+    });
+    // A worker that cannot start or dies fails the task it ran (the job says so); the pool
+    // replaces it. Without a listener the event would end the process.
+    this.piscina.on('error', (err: unknown) => {
+      opts.onWorkerError?.(err as Error);
     });
   }
 

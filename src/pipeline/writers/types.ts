@@ -34,8 +34,8 @@ export interface EventSerializer {
  *   a newline followed by `#logsift-error ` could look like one (a false alarm, never a missed one).
  * - json: the `]` is replaced by a newline and the same `#logsift-error <code> <message>` line, so
  *   the document is not valid JSON and cannot be taken for a complete array.
- * - jsonstream: a last line `{"error":{"code":<code>,"message":"<message>"}}`. Events never hold
- *   an object value, so no event line can look like it.
+ * - jsonstream: a last line `{"error":{"code":<code>,"message":"<message>"}}`. Event fields hold
+ *   strings and numbers, never an object, so no event line can look like it.
  */
 export interface Frame {
   readonly head: string;

@@ -17,7 +17,9 @@ export type Resolve = (name: string) => TemplateValue;
 
 export type Transform = (value: TemplateValue, ctx: TransformContext, resolve: Resolve) => TemplateValue;
 
-export class RuleError extends Error {}
+export class RuleError extends Error {
+  override name = 'RuleError';
+}
 
 const asString = (value: TemplateValue): string | undefined => firstValue(value);
 

@@ -1,0 +1,14 @@
+# logsift: Node 20 with the build tools its native modules (better-sqlite3, argon2) compile with.
+FROM node:20-bookworm-slim
+RUN apt-get update \
+ && apt-get install -y --no-install-recommends python3 make g++ git ca-certificates \
+ && rm -rf /var/lib/apt/lists/*
+WORKDIR /app
+COPY package.json package-lock.json ./
+RUN npm ci --no-audit --no-fund
+COPY . .
+RUN npm run build
+ENV HOST=0.0.0.0 PORT=59599 VAR_DIR=/app/var REPOS_DIR=/app/repos
+EXPOSE 59599
+# The service exits with code 75 after updating itself: the restart policy starts it again.
+CMD ["node", "dist/src/server.js"]

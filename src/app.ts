@@ -1,0 +1,50 @@
+import Fastify, { type FastifyInstance } from 'fastify';
+import type { Config } from './config.js';
+import { APP_VERSION } from './version.js';
+import databasePlugin from './plugins/database.js';
+import platformsPlugin from './plugins/platforms.js';
+import poolPlugin from './plugins/pool.js';
+import jobsPlugin from './plugins/jobs.js';
+import jobRoutes from './routes/jobs.js';
+import infoRoutes from './routes/info.js';
+
+declare module 'fastify' {
+  interface FastifyInstance {
+    config: Config;
+    appVersion: string;
+    /** provenance fields added to every event */
+    versions: Readonly<Record<string, string>>;
+  }
+}
+
+/** Builds the service (not listening): plugins for shared services, then the route families. */
+export async function buildApp(config: Config, logger: boolean | object = { level: config.logLevel }): Promise<FastifyInstance> {
+  const app = Fastify({
+    logger,
+    trustProxy: config.trustProxy,
+    // Uploads of many gigabytes take as long as they take: no whole-request timeout.
+    requestTimeout: 0,
+    bodyLimit: 1024 * 1024,
+  });
+  app.decorate('config', config);
+  app.decorate('appVersion', APP_VERSION);
+  await app.register(databasePlugin);
+  await app.register(platformsPlugin);
+  await app.register(poolPlugin);
+  await app.register(jobsPlugin);
+  app.decorate('versions', {
+    ezpaarse_version: APP_VERSION,
+    ezpaarse_date: new Date().toISOString().slice(0, 10),
+    platforms_version: app.platforms.version,
+    platforms_date: app.platforms.date,
+    middlewares_version: '',
+    middlewares_date: '',
+  });
+  app.addHook('onSend', async (_request, reply) => {
+    reply.header('ezPAARSE-Version', APP_VERSION);
+  });
+  await app.register(infoRoutes, { prefix: '/info' });
+  await app.register(infoRoutes, { prefix: '/api/info' });
+  await app.register(jobRoutes);
+  return app;
+}

@@ -1,0 +1,672 @@
+/**
+ * Log dates (reference 2.7, with the better behaviour of section 10): `Date-Format` in moment.js
+ * tokens, read non-strictly; dates without an offset placed in a configured zone; output that
+ * keeps the offset of the line so that `date` does not depend on where the server runs.
+ *
+ * Hot path: a format is compiled once into steps read by a hand-written scanner (no regex, no
+ * backtracking), and makeEventTimer keeps a small cache keyed by the date text, since consecutive
+ * lines mostly share the same second.
+ */
+
+export class DateFormatError extends Error {
+  constructor(message: string) {
+    super(message);
+    this.name = 'DateFormatError';
+  }
+}
+
+export const DEFAULT_DATE_FORMAT = 'DD/MMM/YYYY:HH:mm:ss Z';
+
+export interface DateParser {
+  /**
+   * The instant of a date text, or undefined when it does not fit the format or is not a real date.
+   * `offsetMinutes` is the offset written in the text (east of UTC), undefined when there is none
+   * (the instant then comes from the parser's zone, or the text was an epoch).
+   */
+  parse(text: string): { epochMs: number; offsetMinutes: number | undefined } | undefined;
+}
+
+/** timestamp = Unix seconds; datetime = ISO 8601 with offset; date = YYYY-MM-DD in that offset */
+export interface EventTime {
+  timestamp: number;
+  datetime: string;
+  date: string;
+}
+
+const MINUTE_MS = 60_000;
+const DAY_MS = 86_400_000;
+/** 9999-12-31T23:59:59Z: later instants cannot be written as YYYY */
+const MAX_EPOCH_MS = 253_402_300_799_999;
+
+// ---------------------------------------------------------------------------------------------
+// Calendar arithmetic (proleptic Gregorian, no Date objects: Date.UTC maps years 0-99 to 19xx)
+
+/** Days since 1970-01-01 of a civil date (month 1-12). */
+function daysFromCivil(year: number, month: number, day: number): number {
+  const y = month <= 2 ? year - 1 : year;
+  const era = Math.floor(y / 400);
+  const yoe = y - era * 400;
+  const mp = (month + 9) % 12;
+  const doy = Math.floor((153 * mp + 2) / 5) + day - 1;
+  const doe = yoe * 365 + Math.floor(yoe / 4) - Math.floor(yoe / 100) + doy;
+  return era * 146097 + doe - 719468;
+}
+
+function isLeap(year: number): boolean {
+  return (year % 4 === 0 && year % 100 !== 0) || year % 400 === 0;
+}
+
+const MONTH_DAYS = [31, 28, 31, 30, 31, 30, 31, 31, 30, 31, 30, 31];
+
+function daysInMonth(year: number, month: number): number {
+  return month === 2 && isLeap(year) ? 29 : MONTH_DAYS[month - 1];
+}
+
+function pad2(n: number): string {
+  return n < 10 ? '0' + n : String(n);
+}
+
+function pad4(n: number): string {
+  return n >= 1000 ? String(n) : ('000' + n).slice(-4);
+}
+
+/** `YYYY-MM-DDTHH:mm:ss±HH:mm` and `YYYY-MM-DD` of an instant seen at an offset. */
+function isoAt(epochMs: number, offsetMinutes: number): { datetime: string; date: string } {
+  const local = epochMs + offsetMinutes * MINUTE_MS;
+  let days = Math.floor(local / DAY_MS);
+  const secondsOfDay = Math.floor((local - days * DAY_MS) / 1000);
+  // civil from days (inverse of daysFromCivil)
+  days += 719468;
+  const era = Math.floor(days / 146097);
+  const doe = days - era * 146097;
+  const yoe = Math.floor((doe - Math.floor(doe / 1460) + Math.floor(doe / 36524) - Math.floor(doe / 146096)) / 365);
+  const doy = doe - (365 * yoe + Math.floor(yoe / 4) - Math.floor(yoe / 100));
+  const mp = Math.floor((5 * doy + 2) / 153);
+  const day = doy - Math.floor((153 * mp + 2) / 5) + 1;
+  const month = mp < 10 ? mp + 3 : mp - 9;
+  const year = yoe + era * 400 + (month <= 2 ? 1 : 0);
+  const date = `${pad4(year)}-${pad2(month)}-${pad2(day)}`;
+  const hh = Math.floor(secondsOfDay / 3600);
+  const mm = Math.floor((secondsOfDay % 3600) / 60);
+  const ss = secondsOfDay % 60;
+  const abs = Math.abs(offsetMinutes);
+  const sign = offsetMinutes < 0 ? '-' : '+';
+  const offset = `${sign}${pad2(Math.floor(abs / 60))}:${pad2(Math.round(abs % 60))}`;
+  return { datetime: `${date}T${pad2(hh)}:${pad2(mm)}:${pad2(ss)}${offset}`, date };
+}
+
+// ---------------------------------------------------------------------------------------------
+// Time zones
+
+/** A zone in which dates written without an offset are read. */
+interface Zone {
+  readonly name: string;
+  /** offset east of UTC, in minutes, at an instant */
+  offsetAt(epochMs: number): number;
+}
+
+function fixedZone(name: string, minutes: number): Zone {
+  return { name, offsetAt: () => minutes };
+}
+
+/** The server's zone, through Date (which follows the TZ environment variable). */
+const LOCAL_ZONE: Zone = { name: 'local', offsetAt: (ms) => -new Date(ms).getTimezoneOffset() || 0 };
+
+/** An IANA zone through Intl; offsets cached per minute (transitions fall on whole minutes). */
+function ianaZone(name: string): Zone {
+  let format: Intl.DateTimeFormat;
+  try {
+    format = new Intl.DateTimeFormat('en-US', { timeZone: name, timeZoneName: 'longOffset' });
+  } catch {
+    throw new DateFormatError(`unknown time zone "${name}": use an IANA name such as Europe/Paris, UTC, or local`);
+  }
+  const cache = new Map<number, number>();
+  return {
+    name,
+    offsetAt(ms) {
+      const minute = Math.floor(ms / MINUTE_MS);
+      let offset = cache.get(minute);
+      if (offset === undefined) {
+        const part = format.formatToParts(ms).find((p) => p.type === 'timeZoneName')?.value ?? 'GMT';
+        offset = parseGmtOffset(part);
+        if (cache.size >= 4096) cache.clear();
+        cache.set(minute, offset);
+      }
+      return offset;
+    },
+  };
+}
+
+/** `GMT`, `GMT+02:00`, `GMT-03:30`, `GMT+00:09:21` (Intl longOffset) → minutes. */
+function parseGmtOffset(text: string): number {
+  if (text.length <= 3) return 0;
+  const sign = text[3] === '-' ? -1 : 1;
+  const h = Number(text.slice(4, 6));
+  const m = Number(text.slice(7, 9)) || 0;
+  const s = Number(text.slice(10, 12)) || 0;
+  return sign * (h * 60 + m + s / 60);
+}
+
+const UTC_NAMES = new Set(['utc', 'gmt', 'z', 'etc/utc', 'etc/gmt', 'universal', 'zulu']);
+const FIXED_OFFSET = /^([+-])(\d\d):?(\d\d)$/;
+
+/** `UTC`, `local`, an IANA name, or a fixed offset such as `+01:00`. */
+function resolveZone(name: string): Zone {
+  const trimmed = name.trim();
+  if (trimmed === '' || trimmed.toLowerCase() === 'local') return LOCAL_ZONE;
+  if (UTC_NAMES.has(trimmed.toLowerCase())) return fixedZone('UTC', 0);
+  const fixed = FIXED_OFFSET.exec(trimmed);
+  if (fixed) {
+    const minutes = Number(fixed[2]) * 60 + Number(fixed[3]);
+    return fixedZone(trimmed, fixed[1] === '-' ? -minutes : minutes);
+  }
+  return ianaZone(trimmed);
+}
+
+/**
+ * The instant of a wall-clock time (given as if it were UTC) in a zone. An ambiguous time (when
+ * clocks go back) is the earlier instant; a time that does not exist (when clocks go forward) is
+ * moved forward by the size of the gap. Both as moment-timezone does.
+ */
+function wallToEpoch(zone: Zone, wallMs: number): number {
+  const before = zone.offsetAt(wallMs - DAY_MS);
+  const after = zone.offsetAt(wallMs + DAY_MS);
+  const tBefore = wallMs - before * MINUTE_MS;
+  if (before === after && zone.offsetAt(tBefore) === before) return tBefore;
+  const tAfter = wallMs - after * MINUTE_MS;
+  const okBefore = zone.offsetAt(tBefore) === before;
+  const okAfter = zone.offsetAt(tAfter) === after;
+  if (okBefore && okAfter) return Math.min(tBefore, tAfter);
+  if (okAfter) return tAfter;
+  // okBefore, or a gap: with the offset in force before the jump, the time lands after it
+  return tBefore;
+}
+
+// ---------------------------------------------------------------------------------------------
+// Format compilation
+
+type FieldKind =
+  | 'year'
+  | 'year2'
+  | 'month'
+  | 'monthName'
+  | 'day'
+  | 'dayOrdinal'
+  | 'weekday'
+  | 'hour'
+  | 'hour12'
+  | 'meridiem'
+  | 'minute'
+  | 'second'
+  | 'fraction'
+  | 'offset'
+  | 'epochSeconds'
+  | 'epochMillis';
+
+type Step =
+  | { readonly kind: 'field'; readonly field: FieldKind; readonly maxDigits: number }
+  /** separator: any run (maybe empty) of characters that are neither letters nor digits */
+  | { readonly kind: 'sep' }
+  /** a `[literal]`: must be there */
+  | { readonly kind: 'lit'; readonly text: string }
+  /** a letter that is not a token: taken when present (moment reads non-strictly) */
+  | { readonly kind: 'opt'; readonly text: string };
+
+/** What a run of one letter means; undefined = not a token (a literal letter). */
+function fieldOf(letter: string, count: number): { field: FieldKind; maxDigits: number } | undefined | 'bad' {
+  switch (letter) {
+    case 'Y':
+      if (count === 4 || count === 1) return { field: 'year', maxDigits: 4 };
+      if (count === 2) return { field: 'year2', maxDigits: 2 };
+      return 'bad';
+    case 'M':
+      if (count <= 2) return { field: 'month', maxDigits: 2 };
+      if (count <= 4) return { field: 'monthName', maxDigits: 0 };
+      return 'bad';
+    case 'D':
+      return count <= 2 ? { field: 'day', maxDigits: 2 } : 'bad';
+    case 'd':
+      return count === 3 || count === 4 ? { field: 'weekday', maxDigits: 0 } : 'bad';
+    case 'H':
+      return count <= 2 ? { field: 'hour', maxDigits: 2 } : 'bad';
+    case 'h':
+      return count <= 2 ? { field: 'hour12', maxDigits: 2 } : 'bad';
+    case 'm':
+      return count <= 2 ? { field: 'minute', maxDigits: 2 } : 'bad';
+    case 's':
+      return count <= 2 ? { field: 'second', maxDigits: 2 } : 'bad';
+    case 'S':
+      return count <= 9 ? { field: 'fraction', maxDigits: 9 } : 'bad';
+    case 'A':
+    case 'a':
+      return count === 1 ? { field: 'meridiem', maxDigits: 0 } : 'bad';
+    case 'Z':
+      return count <= 2 ? { field: 'offset', maxDigits: 0 } : 'bad';
+    case 'X':
+      return count === 1 ? { field: 'epochSeconds', maxDigits: 0 } : 'bad';
+    case 'x':
+      return count === 1 ? { field: 'epochMillis', maxDigits: 0 } : 'bad';
+    default:
+      return undefined;
+  }
+}
+
+/** Which calendar slot a field fills, to refuse a format that fills one twice (`MM…MM`). */
+const SLOT: Partial<Record<FieldKind, string>> = {
+  year: 'year',
+  year2: 'year',
+  month: 'month',
+  monthName: 'month',
+  day: 'day',
+  dayOrdinal: 'day',
+  hour: 'hour',
+  hour12: 'hour',
+  minute: 'minute',
+  second: 'second',
+  fraction: 'fraction',
+  meridiem: 'meridiem',
+  offset: 'offset',
+  weekday: 'weekday',
+  epochSeconds: 'epoch',
+  epochMillis: 'epoch',
+};
+
+function isAlnum(code: number): boolean {
+  return (code >= 48 && code <= 57) || (code >= 65 && code <= 90) || (code >= 97 && code <= 122) || code > 127;
+}
+
+function compileSteps(format: string): Step[] {
+  if (format.trim() === '') throw new DateFormatError('the date format is empty');
+  if (format.length > 256) throw new DateFormatError('the date format is longer than 256 characters');
+  const steps: Step[] = [];
+  const slots = new Set<string>();
+  let i = 0;
+  while (i < format.length) {
+    const ch = format[i];
+    const code = format.charCodeAt(i);
+    if (ch === '[') {
+      const close = format.indexOf(']', i + 1);
+      if (close < 0) throw new DateFormatError(`the date format has a [ at character ${i + 1} that is never closed`);
+      if (close > i + 1) steps.push({ kind: 'lit', text: format.slice(i + 1, close) });
+      i = close + 1;
+      continue;
+    }
+    if (!isAlnum(code)) {
+      while (i < format.length && !isAlnum(format.charCodeAt(i)) && format[i] !== '[') i++;
+      if (steps.at(-1)?.kind !== 'sep') steps.push({ kind: 'sep' });
+      continue;
+    }
+    let j = i + 1;
+    while (j < format.length && format[j] === ch) j++;
+    const count = j - i;
+    // `Do`: day of month with an English ordinal suffix
+    if (ch === 'D' && count === 1 && format[j] === 'o') {
+      addField(steps, slots, 'dayOrdinal', 2, 'Do');
+      i = j + 1;
+      continue;
+    }
+    const meaning = fieldOf(ch, count);
+    if (meaning === 'bad') {
+      throw new DateFormatError(`the date format token ${ch.repeat(count)} (character ${i + 1}) is not supported`);
+    }
+    if (meaning === undefined) {
+      for (let k = i; k < j; k++) steps.push({ kind: 'opt', text: format[k] });
+    } else {
+      addField(steps, slots, meaning.field, meaning.maxDigits, ch.repeat(count));
+    }
+    i = j;
+  }
+  const hasEpoch = slots.has('epoch');
+  if (!hasEpoch && !(slots.has('year') && slots.has('month') && slots.has('day'))) {
+    throw new DateFormatError(
+      `the date format "${format}" needs a year, a month and a day (YYYY, MM or MMM, DD), or an epoch (X, x)`,
+    );
+  }
+  return steps;
+}
+
+function addField(steps: Step[], slots: Set<string>, field: FieldKind, maxDigits: number, written: string): void {
+  const slot = SLOT[field]!;
+  if (slots.has(slot)) {
+    const hint = slot === 'month' ? ' (mm is minutes)' : slot === 'fraction' ? ' (ss is seconds)' : '';
+    throw new DateFormatError(`the date format gives the ${slot} twice (${written})${hint}`);
+  }
+  slots.add(slot);
+  steps.push({ kind: 'field', field, maxDigits });
+}
+
+// ---------------------------------------------------------------------------------------------
+// Parsing
+
+const MONTHS = ['jan', 'feb', 'mar', 'apr', 'may', 'jun', 'jul', 'aug', 'sep', 'oct', 'nov', 'dec'];
+const MONTHS_LONG = [
+  'january',
+  'february',
+  'march',
+  'april',
+  'may',
+  'june',
+  'july',
+  'august',
+  'september',
+  'october',
+  'november',
+  'december',
+];
+const WEEKDAYS = ['sun', 'mon', 'tue', 'wed', 'thu', 'fri', 'sat'];
+const WEEKDAYS_LONG = ['sunday', 'monday', 'tuesday', 'wednesday', 'thursday', 'friday', 'saturday'];
+
+function isLetterCode(code: number): boolean {
+  return (code >= 65 && code <= 90) || (code >= 97 && code <= 122);
+}
+
+/** Index in `names` of the word at `pos` (full or 3-letter form), with the index after it; -1 if none. */
+function readName(text: string, pos: number, short: readonly string[], long: readonly string[]): [number, number] {
+  let end = pos;
+  while (end < text.length && isLetterCode(text.charCodeAt(end))) end++;
+  if (end === pos) return [-1, pos];
+  const word = text.slice(pos, end).toLowerCase();
+  let index = long.indexOf(word);
+  if (index < 0) index = short.indexOf(word);
+  if (index < 0 && word.length === 4 && word.startsWith('sept')) index = 8;
+  return [index, end];
+}
+
+class StepParser implements DateParser {
+  constructor(
+    private readonly steps: readonly Step[],
+    private readonly zone: Zone,
+  ) {}
+
+  parse(text: string): { epochMs: number; offsetMinutes: number | undefined } | undefined {
+    const steps = this.steps;
+    const n = text.length;
+    let pos = 0;
+    let year = -1;
+    let month = -1;
+    let day = -1;
+    let hour = 0;
+    let minute = 0;
+    let second = 0;
+    let millis = 0;
+    let pm: boolean | undefined;
+    let offset: number | undefined;
+    let epoch: number | undefined;
+
+    for (let s = 0; s < steps.length; s++) {
+      const step = steps[s];
+      if (step.kind === 'sep') {
+        // a sign just before an offset or epoch belongs to it
+        const next = steps[s + 1];
+        const signed =
+          next?.kind === 'field' &&
+          (next.field === 'offset' || next.field === 'epochSeconds' || next.field === 'epochMillis');
+        while (pos < n) {
+          const code = text.charCodeAt(pos);
+          if (isAlnum(code) || (signed && (code === 43 || code === 45))) break;
+          pos++;
+        }
+        continue;
+      }
+      if (step.kind === 'lit') {
+        if (!text.startsWith(step.text, pos)) return undefined;
+        pos += step.text.length;
+        continue;
+      }
+      if (step.kind === 'opt') {
+        if (pos < n && text[pos].toLowerCase() === step.text.toLowerCase()) pos++;
+        continue;
+      }
+      const field = step.field;
+      if (step.maxDigits > 0) {
+        const start = pos;
+        let value = 0;
+        while (pos < n && pos - start < step.maxDigits) {
+          const code = text.charCodeAt(pos);
+          if (code < 48 || code > 57) break;
+          value = value * 10 + (code - 48);
+          pos++;
+        }
+        const digits = pos - start;
+        if (digits === 0) return undefined;
+        switch (field) {
+          case 'year':
+            // moment reads a 2-digit YYYY as YY
+            year = digits === 2 ? twoDigitYear(value) : value;
+            break;
+          case 'year2':
+            year = twoDigitYear(value);
+            break;
+          case 'month':
+            month = value;
+            break;
+          case 'day':
+            day = value;
+            break;
+          case 'dayOrdinal':
+            day = value;
+            if (pos + 1 < n && isLetterCode(text.charCodeAt(pos)) && isLetterCode(text.charCodeAt(pos + 1))) pos += 2;
+            break;
+          case 'hour':
+          case 'hour12':
+            hour = value;
+            break;
+          case 'minute':
+            minute = value;
+            break;
+          case 'second':
+            second = value;
+            break;
+          case 'fraction':
+            millis = Math.floor((value / 10 ** digits) * 1000);
+            break;
+        }
+        continue;
+      }
+      switch (field) {
+        case 'monthName': {
+          const [index, end] = readName(text, pos, MONTHS, MONTHS_LONG);
+          if (index < 0) return undefined;
+          month = index + 1;
+          pos = end;
+          break;
+        }
+        case 'weekday': {
+          const [index, end] = readName(text, pos, WEEKDAYS, WEEKDAYS_LONG);
+          if (index < 0) return undefined;
+          pos = end;
+          break;
+        }
+        case 'meridiem': {
+          const c = text.charCodeAt(pos) | 0x20;
+          if (c !== 97 && c !== 112) return undefined; // a / p
+          pm = c === 112;
+          pos++;
+          if (pos < n && text[pos] === '.') pos++;
+          if (pos < n && (text.charCodeAt(pos) | 0x20) === 109) pos++; // m
+          if (pos < n && text[pos] === '.') pos++;
+          break;
+        }
+        case 'offset': {
+          const read = readOffset(text, pos);
+          // an absent offset is allowed: the date is then read in the zone
+          if (read === undefined) break;
+          if (read === null) return undefined;
+          offset = read[0];
+          pos = read[1];
+          break;
+        }
+        case 'epochSeconds':
+        case 'epochMillis': {
+          const read = readNumber(text, pos);
+          if (read === undefined) return undefined;
+          epoch = field === 'epochSeconds' ? Math.round(read[0] * 1000) : Math.trunc(read[0]);
+          pos = read[1];
+          break;
+        }
+      }
+    }
+
+    if (epoch !== undefined) {
+      if (!(Math.abs(epoch) <= MAX_EPOCH_MS)) return undefined;
+      return { epochMs: epoch, offsetMinutes: undefined };
+    }
+    if (pm !== undefined) {
+      if (pm && hour < 12) hour += 12;
+      else if (!pm && hour === 12) hour = 0;
+    }
+    if (year < 1 || year > 9999 || month < 1 || month > 12 || day < 1 || day > daysInMonth(year, month)) return undefined;
+    if (hour > 23 || minute > 59 || second > 59) return undefined;
+    const wall = daysFromCivil(year, month, day) * DAY_MS + ((hour * 60 + minute) * 60 + second) * 1000 + millis;
+    if (offset !== undefined) return { epochMs: wall - offset * MINUTE_MS, offsetMinutes: offset };
+    return { epochMs: wallToEpoch(this.zone, wall), offsetMinutes: undefined };
+  }
+}
+
+function twoDigitYear(value: number): number {
+  return value + (value > 68 ? 1900 : 2000);
+}
+
+/**
+ * `Z`, `±HH`, `±HHMM`, `±HH:MM` at pos → [minutes, end]; undefined when no offset starts there;
+ * null when one starts but is malformed.
+ */
+function readOffset(text: string, pos: number): [number, number] | undefined | null {
+  const c = text.charCodeAt(pos);
+  if (c === 90 || c === 122) return [0, pos + 1];
+  if (c !== 43 && c !== 45) return undefined;
+  const digit = (k: number) => {
+    const d = text.charCodeAt(k) - 48;
+    return d >= 0 && d <= 9 ? d : -1;
+  };
+  const h1 = digit(pos + 1);
+  const h2 = digit(pos + 2);
+  if (h1 < 0 || h2 < 0) return null;
+  let end = pos + 3;
+  let minutes = 0;
+  const colon = text[end] === ':' ? 1 : 0;
+  const m1 = digit(end + colon);
+  const m2 = digit(end + colon + 1);
+  if (m1 >= 0 && m2 >= 0) {
+    minutes = m1 * 10 + m2;
+    end += colon + 2;
+  }
+  const hours = h1 * 10 + h2;
+  if (hours > 23 || minutes > 59) return null;
+  const total = hours * 60 + minutes;
+  return [c === 45 ? -total : total, end];
+}
+
+/** `[+-]digits[.digits]` at pos → [value, end]. */
+function readNumber(text: string, pos: number): [number, number] | undefined {
+  let end = pos;
+  if (text[end] === '+' || text[end] === '-') end++;
+  const digitsStart = end;
+  while (end < text.length && text.charCodeAt(end) >= 48 && text.charCodeAt(end) <= 57) end++;
+  if (end === digitsStart) return undefined;
+  if (text[end] === '.') {
+    let k = end + 1;
+    while (k < text.length && text.charCodeAt(k) >= 48 && text.charCodeAt(k) <= 57) k++;
+    if (k > end + 1) end = k;
+  }
+  return [Number(text.slice(pos, end)), end];
+}
+
+/**
+ * Compiles a moment-style date format (tokens YYYY YY M MM MMM MMMM D DD Do ddd dddd H HH h hh A a
+ * m mm s ss S… Z ZZ X x, and [literal]). Separators are not strict: one in the format accepts any
+ * run of characters that are neither letters nor digits. A trailing `Z` is optional; dates without
+ * an offset are read in `defaultZone` (default UTC; an IANA name, `local`, or `+HH:MM`).
+ * Throws DateFormatError on an unusable format.
+ */
+export function compileDateFormat(format: string, defaultZone = 'UTC'): DateParser {
+  return new StepParser(compileSteps(format), resolveZone(defaultZone));
+}
+
+// ---------------------------------------------------------------------------------------------
+// Event time
+
+/** Unix seconds, maybe with a fraction (`1319061710`, `1319061710.284`) → ms; undefined if not that. */
+function epochSecondsText(text: string): number | undefined {
+  const n = text.length;
+  if (n === 0 || n > 24) return undefined;
+  let i = 0;
+  let value = 0;
+  while (i < n) {
+    const code = text.charCodeAt(i);
+    if (code < 48 || code > 57) break;
+    value = value * 10 + (code - 48);
+    i++;
+  }
+  if (i === 0) return undefined;
+  let ms = value * 1000;
+  if (i < n) {
+    if (text[i] !== '.' || i === n - 1) return undefined;
+    let scale = 100;
+    for (let k = i + 1; k < n; k++) {
+      const code = text.charCodeAt(k);
+      if (code < 48 || code > 57) return undefined;
+      ms += (code - 48) * scale;
+      scale /= 10;
+    }
+    ms = Math.floor(ms);
+  }
+  return ms <= MAX_EPOCH_MS ? ms : undefined;
+}
+
+/** Bounded memo: cleared when full (log dates move forward, old keys are not asked again). */
+const CACHE_LIMIT = 512;
+
+/**
+ * The function that dates each parsed line: `timestamp`, then `epoch` (Unix seconds, e.g. squid
+ * `%ts`), then `datetime` read with `dateFormat` (dates without offset read in `defaultZone`).
+ * The returned objects are shared between lines with the same date text: treat them as read-only.
+ * undefined = no usable date (the caller counts the line as an unknown format).
+ * Throws DateFormatError for a bad format or zone.
+ */
+export function makeEventTimer(
+  dateFormat: string,
+  defaultZone: string,
+): (fields: Record<string, string | undefined>) => EventTime | undefined {
+  const zone = resolveZone(defaultZone);
+  const parser = new StepParser(compileSteps(dateFormat || DEFAULT_DATE_FORMAT), zone);
+  const epochCache = new Map<string, EventTime | null>();
+  const dateCache = new Map<string, EventTime | null>();
+
+  const timeOf = (epochMs: number, offsetMinutes: number | undefined): EventTime => {
+    const iso = isoAt(epochMs, offsetMinutes ?? zone.offsetAt(epochMs));
+    return Object.freeze({ timestamp: Math.floor(epochMs / 1000), datetime: iso.datetime, date: iso.date });
+  };
+
+  const remember = (cache: Map<string, EventTime | null>, key: string, value: EventTime | null) => {
+    if (cache.size >= CACHE_LIMIT) cache.clear();
+    cache.set(key, value);
+    return value ?? undefined;
+  };
+
+  const fromEpoch = (text: string): EventTime | undefined => {
+    const hit = epochCache.get(text);
+    if (hit !== undefined) return hit ?? undefined;
+    const ms = epochSecondsText(text);
+    return remember(epochCache, text, ms === undefined ? null : timeOf(ms, undefined));
+  };
+
+  return (fields) => {
+    const timestamp = fields.timestamp;
+    if (timestamp) {
+      const time = fromEpoch(timestamp);
+      if (time) return time;
+    }
+    const epoch = fields.epoch;
+    if (epoch) {
+      const time = fromEpoch(epoch);
+      if (time) return time;
+    }
+    const datetime = fields.datetime;
+    if (!datetime) return undefined;
+    const hit = dateCache.get(datetime);
+    if (hit !== undefined) return hit ?? undefined;
+    const parsed = parser.parse(datetime);
+    return remember(dateCache, datetime, parsed ? timeOf(parsed.epochMs, parsed.offsetMinutes) : null);
+  };
+}

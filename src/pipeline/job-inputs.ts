@@ -1,0 +1,100 @@
+import type { IncomingMessage } from 'node:http';
+import type { Readable } from 'node:stream';
+import { createGunzip, createInflate } from 'node:zlib';
+import busboy from 'busboy';
+import { StatusError } from '../status-codes.js';
+import type { JobInput } from './job-runner.js';
+
+/** Content types that mean a gzip file (reference 1.2). */
+export const GZIP_TYPES = new Set([
+  'application/gzip', 'application/x-gzip', 'application/x-gunzip', 'application/gzipped',
+  'application/gzip-compressed', 'application/x-compressed', 'application/x-compress', 'gzip/document',
+]);
+
+function mediaType(contentType: string | undefined): string {
+  return (contentType ?? '').split(';', 1)[0].trim().toLowerCase();
+}
+
+/** Decompresses when asked, turning zlib's errors into 4002. */
+async function* decompressed(stream: Readable, compression: 'gzip' | 'deflate' | undefined, what: string): AsyncIterable<Uint8Array> {
+  if (!compression) {
+    // Not destroyed on an early stop: the request's socket must stay open for the error answer.
+    yield* stream.iterator({ destroyOnReturn: false });
+    return;
+  }
+  const inflater = compression === 'gzip' ? createGunzip() : createInflate();
+  stream.on('error', (err) => inflater.destroy(err));
+  stream.pipe(inflater);
+  try {
+    yield* inflater;
+  } catch (err) {
+    const e = err as NodeJS.ErrnoException;
+    if (typeof e.code === 'string' && e.code.startsWith('Z_')) {
+      throw new StatusError(4002, `${what} is not valid ${compression} data (${e.message})`);
+    }
+    throw err;
+  } finally {
+    stream.unpipe(inflater);
+  }
+}
+
+/**
+ * The inputs of a job request: the raw body (decompressed when its Content-Encoding or type
+ * says gzip/deflate), or each file of a multipart/form-data upload, one after the other.
+ */
+export function requestInputs(req: IncomingMessage, contentEncoding: 'gzip' | 'deflate' | undefined): AsyncIterable<JobInput> {
+  const type = mediaType(req.headers['content-type']);
+  if (type === 'multipart/form-data') return multipartInputs(req);
+  const compression = contentEncoding ?? (GZIP_TYPES.has(type) ? 'gzip' : undefined);
+  return (async function* () {
+    yield { bytes: decompressed(req, compression, 'the request body') };
+  })();
+}
+
+interface FilePart {
+  readonly name: string;
+  readonly stream: Readable;
+  readonly mime: string;
+}
+
+/**
+ * Multipart files in upload order. Busboy hands out the next file only once the current one has
+ * been read, so the files go through the job one after the other without being buffered.
+ */
+async function* multipartInputs(req: IncomingMessage): AsyncIterable<JobInput> {
+  let bb: busboy.Busboy;
+  try {
+    bb = busboy({ headers: req.headers, limits: { fields: 200, fieldSize: 64 * 1024, files: 10_000 } });
+  } catch (err) {
+    throw new StatusError(4007, (err as Error).message);
+  }
+  const parts: FilePart[] = [];
+  let finished = false;
+  let failure: Error | undefined;
+  let wake: (() => void) | undefined;
+  const signal = () => { wake?.(); wake = undefined; };
+  bb.on('file', (_field, stream, info) => {
+    parts.push({ name: info.filename ?? 'N/A', stream, mime: info.mimeType });
+    signal();
+  });
+  bb.on('close', () => { finished = true; signal(); });
+  bb.on('error', (err) => { failure = new StatusError(4007, (err as Error).message); signal(); });
+  req.on('error', (err) => { failure ??= err; signal(); });
+  req.pipe(bb);
+  try {
+    for (;;) {
+      if (failure) throw failure;
+      const part = parts.shift();
+      if (part) {
+        const gz = GZIP_TYPES.has(part.mime.toLowerCase()) || /\.gz$/i.test(part.name);
+        yield { name: part.name, bytes: decompressed(part.stream, gz ? 'gzip' : undefined, `the file ${part.name}`) };
+        part.stream.resume(); // whatever the job did not read, so that busboy goes on
+        continue;
+      }
+      if (finished) return;
+      await new Promise<void>((resolve) => { wake = resolve; });
+    }
+  } finally {
+    req.unpipe(bb);
+  }
+}

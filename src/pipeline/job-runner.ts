@@ -1,0 +1,459 @@
+import { mkdir, writeFile, rename } from 'node:fs/promises';
+import { join } from 'node:path';
+import iconv from 'iconv-lite';
+import { StatusError, isStatusError } from '../status-codes.js';
+import type { Config } from '../config.js';
+import type { JobStore, JobProgress } from '../db/jobs.js';
+import { detectFormat } from './formats/auto-detect.js';
+import { parseLine } from './formats/line-parser.js';
+import type { CompiledFormat } from './formats/types.js';
+import { computeColumns } from './output-fields.js';
+import { frameFor } from './writers/index.js';
+import type { Frame } from './writers/types.js';
+import type { JobOptions } from './job-options.js';
+import type { BatchResult, EventRecord, JobSpec } from './job-spec.js';
+import { forEachLine, lineBatches } from './line-batches.js';
+import type { ParsingPool } from './parsing-pool.js';
+import { DeniedFile, type ResponseOutput } from './job-output.js';
+import { RejectFiles } from './reject-files.js';
+import { chainSequential, type SequentialSink, type SequentialStage } from './sequential.js';
+import { createJobTraces, type JobTraces } from './job-traces.js';
+import { formatDuration, localIso, newReport, rejectionRate, REJECT_COUNTERS, type Report } from './job-report.js';
+import type { RejectCategory } from './stages/types.js';
+
+/** One part of a job's input: a raw body, or one file of a multipart upload (bytes, decompressed). */
+export interface JobInput {
+  readonly name?: string;
+  readonly bytes: AsyncIterable<Uint8Array>;
+}
+
+export interface JobDeps {
+  readonly config: Config;
+  readonly pool: ParsingPool;
+  readonly store: JobStore;
+  /** app and data versions added to every event and to the report */
+  readonly versions: Readonly<Record<string, string>>;
+}
+
+export interface JobMeta {
+  readonly id: string;
+  readonly userId?: string;
+  readonly userAgent?: string;
+  readonly predefinedSettings?: string;
+}
+
+export type JobOutcome = 'done' | 'failed' | 'aborted';
+
+/** Whether a charset writes `\n` as the single byte 0x0A (then workers can cut and decode lines). */
+export function isAsciiCompatible(charset: string): boolean {
+  const bytes = iconv.encode('\na', charset);
+  return bytes.length === 2 && bytes[0] === 0x0a && bytes[1] === 0x61;
+}
+
+const REPORT_INTERVAL_MS = 4000;
+
+async function* transcodeToUtf8(source: AsyncIterable<Uint8Array>, charset: string): AsyncIterable<Uint8Array> {
+  const decoder = iconv.getDecoder(charset);
+  for await (const chunk of source) {
+    const text = decoder.write(Buffer.from(chunk.buffer, chunk.byteOffset, chunk.byteLength));
+    if (text) yield Buffer.from(text, 'utf8');
+  }
+  const rest = decoder.end();
+  if (rest) yield Buffer.from(rest, 'utf8');
+}
+
+/**
+ * A job on the main thread: reads the inputs, finds the format on the first lines, sends
+ * batches of lines to the parsing pool (a few at a time per job: back-pressure), puts results
+ * back in input order, runs the sequential stages and writes events, rejects, report and traces.
+ */
+export class Job {
+  readonly id: string;
+  readonly dir: string;
+  readonly startedAt = new Date();
+  readonly report: Report;
+  state: 'running' | JobOutcome = 'running';
+  bytesRead = 0;
+  linesRead = 0;
+  events = 0;
+  denied = 0;
+  readonly rejects: Partial<Record<RejectCategory, number>> = {};
+
+  private readonly abortController = new AbortController();
+  private failure: Error | undefined;
+  private format: CompiledFormat | undefined;
+  private spec: JobSpec | undefined;
+  private parsedAny = false;
+  private gateFailures = 0;
+  private seq = 0;
+  private nextSeq = 0;
+  private readonly inflight = new Set<Promise<void>>();
+  private readonly ordered = new Map<number, BatchResult>();
+  private readonly platformsSeen = new Set<string>();
+  private wantFirstEvent = true;
+  private readonly unknownDomains = new Map<string, number>();
+  private traces!: JobTraces;
+  private closeTraces: () => Promise<void> = async () => undefined;
+  private deniedFile!: DeniedFile;
+  private rejectFiles!: RejectFiles;
+  private output!: ResponseOutput;
+  private sequential: SequentialStage = chainSequential([]);
+  private lastReportWrite = 0;
+  private reportTimer: NodeJS.Timeout | undefined;
+  private readonly batchCharset: string;
+
+  constructor(
+    private readonly deps: JobDeps,
+    readonly options: JobOptions,
+    readonly meta: JobMeta,
+  ) {
+    this.id = meta.id;
+    this.dir = join(deps.config.varDir, 'jobs', this.id);
+    this.batchCharset = isAsciiCompatible(options.requestCharset) ? options.requestCharset : 'utf-8';
+    const base = `${deps.config.publicBaseUrl}/${this.id}`;
+    this.report = newReport({
+      'ezPAARSE-version': deps.versions.ezpaarse_version,
+      'logsift-version': deps.versions.ezpaarse_version,
+      'Job-ID': this.id,
+      'Job-Date': localIso(this.startedAt),
+      'predefined-settings': meta.predefinedSettings ?? false,
+      'URL-Traces': `${base}/job-traces.log`,
+      'URL-Report': `${base}/job-report.json`,
+      'url-denied-ecs': `${base}/denied-ecs.${options.output.extension}`,
+      'client-user-agent': meta.userAgent ?? '',
+      'platforms-version': deps.versions.platforms_version,
+      'platforms-date': deps.versions.platforms_date,
+      'input-format-proxy': options.format?.family ?? null,
+      'input-format-literal': options.format?.literal ?? null,
+      'input-format-regex': options.format?.source ?? null,
+    });
+    for (const c of options.rejectFiles) this.report.rejets[`url-${c}`] = `${base}/lines-${c}.log`;
+  }
+
+  /** Aborts the job (client gone, shutdown): reading stops and the workers' tasks are dropped. */
+  abort(reason: StatusError): void {
+    if (!this.failure) this.failure = reason;
+    if (!this.abortController.signal.aborted) this.abortController.abort(reason);
+  }
+
+  get aborted(): boolean {
+    return this.abortController.signal.aborted;
+  }
+
+  get signal(): AbortSignal {
+    return this.abortController.signal;
+  }
+
+  /** Creates the job folder, its files and its database row. */
+  async open(output: ResponseOutput): Promise<void> {
+    this.output = output;
+    await mkdir(this.dir, { recursive: true });
+    const { traces, close } = createJobTraces(join(this.dir, 'job-traces.log'), this.options.tracesLevel);
+    this.traces = traces;
+    this.closeTraces = close;
+    this.deniedFile = new DeniedFile(join(this.dir, `denied-ecs.${this.options.output.extension}`), () => this.frame(), this.options.responseEncoding);
+    this.rejectFiles = new RejectFiles(this.dir, this.options.rejectFiles);
+    this.deps.store.create({
+      id: this.id,
+      userId: this.meta.userId,
+      createdAt: this.startedAt.toISOString(),
+      headers: this.options.headers,
+      platformsVersion: this.deps.versions.platforms_version,
+    });
+    traces.info(`New job with ID: ${this.id}`);
+    for (const h of this.options.ignoredFormatHeaders) traces.warn(`${h}: unknown proxy family, header ignored (known: ezproxy, apache, squid, bibliopam)`);
+    traces.info(`Output: ${this.options.output.contentType}, response charset ${this.options.responseEncoding.charset}`);
+    await this.writeReport();
+    this.reportTimer = setInterval(() => void this.writeReport(), REPORT_INTERVAL_MS);
+    this.reportTimer.unref();
+  }
+
+  /** The output's framing (CSV header, JSON brackets), for the response and the denied file. */
+  frame(): Frame {
+    return frameFor(this.options.output.kind, this.columns());
+  }
+
+  /** Output columns: known once the format is (its properties become columns). */
+  columns(): string[] {
+    return computeColumns(this.options.outputFields, [], this.format?.fieldNames ?? this.options.format?.fieldNames ?? []);
+  }
+
+  /** Runs the job to its end; never throws (the outcome is recorded and answered). */
+  async run(inputs: AsyncIterable<JobInput>): Promise<JobOutcome> {
+    try {
+      let part = 0;
+      for await (const input of inputs) {
+        part++;
+        if (input.name !== undefined) (this.report.files ??= {})[String(part)] = input.name;
+        this.traces.info(`Reading ${input.name ?? 'the request body'}`);
+        const batches = lineBatches(this.batchBytes(this.countBytes(input.bytes)), {
+          batchBytes: this.deps.config.pool.batchBytes,
+          maxLineBytes: this.deps.config.limits.maxLineBytes,
+        });
+        for await (const batch of batches) {
+          if (this.aborted) break;
+          const data = this.spec ? batch : this.gate(batch);
+          if (!data || data.length === 0) continue;
+          await this.slot();
+          if (this.aborted) break;
+          this.dispatch(data);
+        }
+        if (this.aborted) break;
+      }
+      await this.settle();
+      if (this.failure) throw this.failure;
+      if (!this.parsedAny) throw new StatusError(4003, this.linesRead === 0 ? 'the request held no line' : `none of the ${this.linesRead} lines read matches the log format`);
+      this.sequential.end(this.sink);
+      return await this.complete();
+    } catch (err) {
+      return await this.terminate(err);
+    }
+  }
+
+  private async *countBytes(source: AsyncIterable<Uint8Array>): AsyncIterable<Uint8Array> {
+    const max = this.deps.config.limits.maxUploadBytes;
+    for await (const chunk of source) {
+      this.bytesRead += chunk.length;
+      if (max > 0 && this.bytesRead > max) throw new StatusError(4034, `the upload is larger than ${max} bytes`);
+      yield chunk;
+    }
+  }
+
+  /**
+   * Bytes as the workers get them: in the request charset when it writes newlines as 0x0A,
+   * else transcoded to UTF-8 here first (UTF-16 and the like).
+   */
+  private batchBytes(source: AsyncIterable<Uint8Array>): AsyncIterable<Uint8Array> {
+    if (this.batchCharset === this.options.requestCharset) return source;
+    return transcodeToUtf8(source, this.options.requestCharset);
+  }
+
+  private decodeLine(bytes: Uint8Array): string {
+    const buf = Buffer.from(bytes.buffer, bytes.byteOffset, bytes.byteLength);
+    const text = /^utf-?8$/i.test(this.batchCharset) ? buf.toString('utf8') : iconv.decode(buf, this.batchCharset);
+    return text.endsWith('\r') ? text.slice(0, -1) : text;
+  }
+
+  /**
+   * Looks at the first lines on the main thread until one matches the format (given, or found
+   * among the auto-detected ones). Lines before it are unknown formats; too many of them and
+   * the job stops with 4003. Returns the part of the batch to parse, from that line on.
+   */
+  private gate(batch: Uint8Array): Uint8Array | undefined {
+    let from: number | undefined;
+    const rejected: string[] = [];
+    forEachLine(batch, (bytes, start) => {
+      const line = this.decodeLine(bytes);
+      if (line === '') return true;
+      if (this.report.general['input-first-line'] === undefined) this.report.general['input-first-line'] = line;
+      const format = this.options.format ?? detectFormat(line);
+      if (format && parseLine(format, line)) {
+        this.format = format;
+        from = start;
+        return false;
+      }
+      this.linesRead++;
+      this.gateFailures++;
+      rejected.push(line);
+      this.traces.warn(`Line ${this.linesRead} does not match the log format: ${line.slice(0, 300)}`);
+      if (this.gateFailures >= this.options.maxParseAttempts) {
+        throw new StatusError(4003, `the first ${this.gateFailures} lines do not match ${this.options.format ? 'the given log format' : 'any known log format'} (Max-Parse-Attempts)`);
+      }
+      return true;
+    });
+    this.addRejects('unknown-formats', rejected.length, rejected);
+    if (from === undefined) return undefined;
+    this.startParsing(this.format!);
+    return batch.subarray(from);
+  }
+
+  private startParsing(format: CompiledFormat): void {
+    this.parsedAny = true;
+    const g = this.report.general;
+    g['input-format-proxy'] = format.family;
+    g['input-format-literal'] = format.literal;
+    g['input-format-regex'] = format.source;
+    this.traces.info(`Log format: ${format.family} ${format.literal}`);
+    const o = this.options;
+    this.spec = {
+      id: this.id,
+      format: { family: format.family, literal: format.literal },
+      dateFormat: o.dateFormat,
+      defaultZone: this.deps.config.defaultTimeZone,
+      charset: this.batchCharset,
+      output: { kind: o.output.kind, columns: this.columns() },
+      cleanOnly: o.cleanOnly,
+      crypt: o.crypt,
+      status: o.status,
+      platforms: { force: o.forceParser, only: o.filterPlatforms, wildcards: o.allowWildcards, publisher: o.forcePublisher },
+      keepLines: [...o.rejectFiles],
+      keepRaw: o.rejectFiles.has('duplicate-ecs') || o.rejectFiles.has('unordered-ecs'),
+      provenance: { ...this.deps.versions, middlewares: '' },
+    };
+  }
+
+  /** Waits for room: a free in-flight slot for this job, and drained output streams. */
+  private async slot(): Promise<void> {
+    while (this.inflight.size >= this.deps.config.pool.inFlightPerJob) await Promise.race(this.inflight);
+    await this.output.drained();
+    await this.deniedFile.drained();
+    await this.rejectFiles.drained();
+  }
+
+  private dispatch(data: Uint8Array): void {
+    const seq = this.seq++;
+    const wantJson = this.wantFirstEvent;
+    const task = this.deps.pool
+      .run({ spec: this.spec!, seq, data, wantJson }, this.signal)
+      .then(
+        (result) => {
+          this.ordered.set(result.seq, result);
+          this.drainOrdered();
+        },
+        (err) => {
+          if (!this.aborted) this.abort(new StatusError(5002, (err as Error)?.message ?? String(err)));
+        },
+      )
+      .finally(() => this.inflight.delete(task));
+    this.inflight.add(task);
+  }
+
+  private async settle(): Promise<void> {
+    while (this.inflight.size > 0) await Promise.race(this.inflight);
+  }
+
+  private drainOrdered(): void {
+    for (let r = this.ordered.get(this.nextSeq); r; r = this.ordered.get(this.nextSeq)) {
+      this.ordered.delete(this.nextSeq);
+      this.nextSeq++;
+      try {
+        this.handle(r);
+      } catch (err) {
+        this.abort(isStatusError(err) ? err : new StatusError(5000, (err as Error).message));
+      }
+    }
+  }
+
+  private addRejects(category: RejectCategory, count: number, lines?: readonly string[]): void {
+    if (count === 0) return;
+    this.rejects[category] = (this.rejects[category] ?? 0) + count;
+    if (lines?.length) this.rejectFiles.write(category, lines);
+  }
+
+  private readonly sink: SequentialSink = {
+    emit: (e) => this.emit(e),
+    reject: (e, category) => this.addRejects(category, 1, e.raw !== undefined ? [e.raw] : undefined),
+  };
+
+  private handle(result: BatchResult): void {
+    this.linesRead += result.lines;
+    for (const [category, count] of Object.entries(result.rejects) as Array<[RejectCategory, number]>) {
+      this.addRejects(category, count, result.rejectedLines[category]);
+    }
+    for (const [domain, n] of Object.entries(result.unknownDomains)) this.unknownDomains.set(domain, (this.unknownDomains.get(domain) ?? 0) + n);
+    for (const e of result.errors) this.traces.error(e);
+    for (const event of result.events) this.sequential.push(event, this.sink);
+  }
+
+  private emit(event: EventRecord): void {
+    if (event.denied) {
+      this.denied++;
+      this.deniedFile.write(event.text);
+      return;
+    }
+    this.events++;
+    this.output.write(event.text);
+    if (this.wantFirstEvent && event.json) {
+      this.wantFirstEvent = false;
+      this.report.first_event = JSON.parse(event.json);
+    }
+    if (this.options.cleanOnly) return;
+    const stats = this.report.stats;
+    const bump = (key: string) => { stats[key] = ((stats[key] as number | undefined) ?? 0) + 1; };
+    if (event.platform) {
+      bump(`platform-${event.platform}`);
+      if (!this.platformsSeen.has(event.platform)) {
+        this.platformsSeen.add(event.platform);
+        stats.platforms = this.platformsSeen.size;
+      }
+    }
+    if (event.rtype) bump(`rtype-${event.rtype}`);
+    if (event.mime) bump(`mime-${event.mime}`);
+  }
+
+  progress(): JobProgress {
+    const rejects: Record<string, number> = {};
+    for (const [c, n] of Object.entries(this.rejects)) rejects[c] = n;
+    return { bytesRead: this.bytesRead, linesRead: this.linesRead, events: this.events, denied: this.denied, rejects };
+  }
+
+  private refreshReport(): void {
+    const g = this.report.general;
+    const elapsed = Date.now() - this.startedAt.getTime();
+    g['Job-Duration'] = formatDuration(elapsed);
+    g['nb-ecs'] = this.events;
+    g['nb-denied-ecs'] = this.denied;
+    g['nb-lines-input'] = this.linesRead;
+    g['Rejection-Rate'] = rejectionRate(this.linesRead, this.rejects);
+    const seconds = Math.max(elapsed / 1000, 0.001);
+    g['process-speed'] = `${Math.round(this.linesRead / seconds)} lignes/s`;
+    g['ecs-speed'] = `${Math.round(this.events / seconds)} ec/s`;
+    for (const [c, n] of Object.entries(this.rejects) as Array<[RejectCategory, number]>) this.report.rejets[REJECT_COUNTERS[c]] = n;
+  }
+
+  /** Writes report.json (atomically: a reader never sees half a file) and saves progress. */
+  async writeReport(): Promise<void> {
+    this.refreshReport();
+    this.lastReportWrite = Date.now();
+    const file = join(this.dir, 'report.json');
+    const tmp = `${file}.${this.lastReportWrite}.tmp`;
+    try {
+      await writeFile(tmp, JSON.stringify(this.report, null, 2));
+      await rename(tmp, file);
+      this.deps.store.saveProgress(this.id, { ...this.progress(), report: this.report });
+    } catch {
+      // the folder may be gone (retention) or the disk full: the job's result does not depend on it
+    }
+  }
+
+  private async closeFiles(): Promise<void> {
+    if (this.reportTimer) clearInterval(this.reportTimer);
+    await Promise.allSettled([this.deniedFile?.close(), this.rejectFiles?.close()]);
+  }
+
+  private async complete(): Promise<JobOutcome> {
+    await this.closeFiles();
+    this.state = 'done';
+    this.report.general['Job-Done'] = true;
+    this.traces.info(`Job done: ${this.linesRead} lines read, ${this.events} events, ${this.denied} denied`);
+    await this.writeReport();
+    this.deps.store.end(this.id, 'done', { ...this.progress(), report: this.report });
+    await this.closeTraces();
+    await this.output.finish();
+    return 'done';
+  }
+
+  private async terminate(err: unknown): Promise<JobOutcome> {
+    const error = isStatusError(err) ? err : new StatusError(5000, (err as Error)?.message ?? String(err));
+    if (!this.failure) this.failure = error;
+    if (!this.abortController.signal.aborted) this.abortController.abort(error);
+    await this.settle().catch(() => undefined);
+    await this.closeFiles();
+    const outcome: JobOutcome = error.code === 4039 || error.code === 5003 ? 'aborted' : 'failed';
+    this.state = outcome;
+    const g = this.report.general;
+    g.status = error.code;
+    g['status-message'] = error.message;
+    this.traces.error(`Job ${outcome}: ${error.code} ${error.message}`);
+    if (error.code === 5000 && err instanceof Error && err.stack) this.traces.error(err.stack);
+    await this.writeReport();
+    this.deps.store.end(this.id, outcome, { ...this.progress(), report: this.report }, { code: error.code, message: error.message });
+    await this.closeTraces();
+    if (this.output.started) await this.output.failStreaming(error.code, error.message);
+    else this.onFailBeforeOutput?.(error);
+    return outcome;
+  }
+
+  /** Set by the route: answers an error when nothing was sent yet. */
+  onFailBeforeOutput?: (error: StatusError) => void;
+}

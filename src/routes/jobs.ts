@@ -1,0 +1,130 @@
+import { randomUUID } from 'node:crypto';
+import type { ServerResponse } from 'node:http';
+import type { FastifyInstance, FastifyRequest } from 'fastify';
+import { StatusError, isStatusError, STATUS_CODES } from '../status-codes.js';
+import { header, readJobOptions, type JobOptions } from '../pipeline/job-options.js';
+import { Job } from '../pipeline/job-runner.js';
+import { requestInputs } from '../pipeline/job-inputs.js';
+import { ResponseOutput, headerSafe } from '../pipeline/job-output.js';
+import { REJECT_CATEGORIES, type RejectCategory } from '../pipeline/stages/types.js';
+import { rejectFileName } from '../pipeline/reject-files.js';
+
+/** `unknown-formats` → `Lines-Unknown-Formats`, `pkb-miss-ecs` → `Lines-PKB-Miss-ECs`. */
+export function rejectHeaderName(category: RejectCategory): string {
+  const words = category.split('-').map((w) => (w === 'ecs' ? 'ECs' : w === 'pkb' ? 'PKB' : w[0].toUpperCase() + w.slice(1)));
+  return `Lines-${words.join('-')}`;
+}
+
+/** The job headers of reference 6.5, with absolute URLs from the configured public base URL. */
+export function jobHeaders(baseUrl: string, id: string, options: JobOptions, version: string): Record<string, string> {
+  const base = `${baseUrl}/${id}`;
+  const headers: Record<string, string> = {
+    'Job-ID': id,
+    'Job-Report': `${base}/job-report.json`,
+    'Job-Traces': `${base}/job-traces.log`,
+    'Denied-ECs': `${base}/denied-ecs.${options.output.extension}`,
+    'ezPAARSE-Version': version,
+    Connection: 'close',
+  };
+  // Every Lines-* header is sent, as the reference does (its clients look for them); a file
+  // that was not asked for in Reject-Files answers 404.
+  for (const c of REJECT_CATEGORIES) headers[rejectHeaderName(c)] = `${base}/${rejectFileName(c)}`;
+  return headers;
+}
+
+/** The error answer when nothing was sent yet: its HTTP status, the status headers, a JSON body. */
+export function sendStatusError(res: ServerResponse, error: StatusError, extra: Record<string, string> = {}): void {
+  if (res.headersSent || res.destroyed) return;
+  const message = headerSafe(error.message);
+  const body = JSON.stringify({
+    statusCode: error.http,
+    error: STATUS_TEXT[error.http] ?? 'Error',
+    message: error.http >= 500 && error.code === 5000 ? 'An internal server error occurred' : error.message,
+    code: error.code,
+  });
+  res.writeHead(error.http, {
+    ...extra,
+    'Content-Type': 'application/json; charset=utf-8',
+    'Content-Length': Buffer.byteLength(body),
+    'Service-Status': String(error.code),
+    'Service-Status-Message': message,
+    'ezPAARSE-Status': String(error.code),
+    'ezPAARSE-Status-Message': message,
+    Connection: 'close',
+  });
+  res.end(body);
+}
+
+const STATUS_TEXT: Record<number, string> = {
+  400: 'Bad Request', 406: 'Not Acceptable', 408: 'Request Timeout', 409: 'Conflict', 413: 'Payload Too Large',
+  422: 'Unprocessable Entity', 499: 'Client Closed Request', 500: 'Internal Server Error', 503: 'Service Unavailable',
+};
+
+/** POST /: a job whose events stream back in the response while the upload is read. */
+export default async function jobRoutes(app: FastifyInstance): Promise<void> {
+  // The body is the job's input: no parser may read it; the handler streams it.
+  app.removeAllContentTypeParsers();
+  app.addContentTypeParser('*', (_req, _payload, done) => done(null));
+
+  app.post('/', async (request, reply) => {
+    const version = app.appVersion;
+    let options: JobOptions;
+    try {
+      options = readJobOptions(request.headers, { platforms: app.platforms.names });
+    } catch (err) {
+      const error = isStatusError(err) ? err : new StatusError(5000, (err as Error).message);
+      reply.hijack();
+      sendStatusError(reply.raw, error, { 'ezPAARSE-Version': version });
+      request.raw.resume();
+      return;
+    }
+    const limit = app.config.limits.maxConcurrentJobs;
+    if (limit > 0 && app.runningJobs.size >= limit) {
+      reply.hijack();
+      sendStatusError(reply.raw, new StatusError(5004, `${limit} jobs are running`), { 'Retry-After': '30' });
+      request.raw.resume();
+      return;
+    }
+    reply.hijack();
+    await runJob(app, request, reply.raw, options);
+  });
+}
+
+async function runJob(app: FastifyInstance, request: FastifyRequest, res: ServerResponse, options: JobOptions): Promise<void> {
+  const id = randomUUID();
+  const headers = jobHeaders(app.config.publicBaseUrl, id, options, app.appVersion);
+  const job = new Job(
+    { config: app.config, pool: app.pool, store: app.jobStore, versions: app.versions },
+    options,
+    { id, userAgent: header(request.headers, 'user-agent') },
+  );
+  const output = new ResponseOutput(res, () => job.frame(), options.responseEncoding, options.output.contentType, () => headers);
+  job.onFailBeforeOutput = (error) => sendStatusError(res, error, headers);
+
+  // A client that goes away aborts the job; an upload that stops sending fails it.
+  res.on('close', () => {
+    if (!res.writableFinished) job.abort(new StatusError(4039, 'the client closed the connection'));
+  });
+  const idle = app.config.limits.idleUploadMs;
+  if (idle > 0) {
+    request.raw.setTimeout(idle, () => job.abort(new StatusError(4037, `nothing received for ${idle / 1000} s`)));
+  }
+  job.signal.addEventListener('abort', () => {
+    // Stop reading a request whose job is over (its socket closes once the answer is sent).
+    if (!request.raw.complete) request.raw.pause();
+  });
+
+  const done = (async () => {
+    await job.open(output);
+    const outcome = await job.run(requestInputs(request.raw, options.contentEncoding));
+    request.log.info({ job: id, outcome, lines: job.linesRead, events: job.events }, 'job ended');
+  })();
+  app.runningJobs.add(job, done);
+  try {
+    await done;
+  } catch (err) {
+    request.log.error({ err, job: id }, 'job crashed');
+    sendStatusError(res, new StatusError(5000, (err as Error).message), headers);
+    if (!res.writableEnded) res.destroy();
+  }
+}

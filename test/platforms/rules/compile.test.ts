@@ -1,0 +1,104 @@
+import t from 'tap';
+import { compileRules } from '../../../src/platforms/rules/compile.js';
+import { RuleError } from '../../../src/platforms/rules/transforms.js';
+import { urlView } from '../../../src/platforms/url-view.js';
+import type { RulesFileSpec, HooksModule } from '../../../src/platforms/rules/types.js';
+
+function matcher(file: RulesFileSpec, hooks: HooksModule = {}) {
+  const { match } = compileRules(file, hooks);
+  return (url: string, ec: Record<string, string> = {}) => match({ url, ...ec }, urlView(url));
+}
+
+t.test('first match wins; captures feed templates; nothing set means no match', async (t) => {
+  const m = matcher({
+    rules: [
+      { when: { path: '^/doi/(?<doi>10\\.[0-9]+/(?<id>[^/]+))$' }, set: { rtype: 'ARTICLE', mime: 'HTML', doi: '{doi}', unitid: '{id}' } },
+      { when: { path: '^/doi/' }, set: { rtype: 'OTHER' } },
+    ],
+  });
+  t.same(m('http://x.org/doi/10.1000/abc'), { rtype: 'ARTICLE', mime: 'HTML', doi: '10.1000/abc', unitid: 'abc' });
+  t.same(m('http://x.org/doi/10.1000/abc/pdf'), { rtype: 'OTHER' });
+  t.equal(m('http://x.org/home'), undefined);
+  t.equal(m('http://x.org/%zz'), undefined, 'an undecodable URL recognises nothing');
+});
+
+t.test('query, field, var conditions, comparisons, any/not, flags', async (t) => {
+  const m = matcher({
+    rules: [
+      { when: { query: { id: '^(?<id>[0-9]+)$', format: { re: '^pdf$', flags: 'i' } } }, set: { unitid: '{id}', mime: 'PDF' } },
+      { when: { query: { id: true, preview: false }, field: { size: { gte: 10000 } } }, set: { unitid: '{query.id}', rtype: 'ARTICLE' } },
+      { when: { any: [{ path: '^/a/(?<x>[a-z]+)' }, { path: '^/b/(?<x>[0-9]+)' }], not: { query: { skip: true } } }, set: { unitid: '{x}' } },
+      { when: { field: { status: { in: ['200', '304'] } }, var: { host: '^www\\.' } }, set: { rtype: 'TOC' } },
+    ],
+  });
+  t.same(m('http://x.org/v?id=12&format=PDF'), { unitid: '12', mime: 'PDF' });
+  t.same(m('http://x.org/v?id=a1', { size: '12000' }), { unitid: 'a1', rtype: 'ARTICLE' });
+  t.equal(m('http://x.org/v?id=a1', { size: '800' }), undefined);
+  t.equal(m('http://x.org/v?id=a1&preview=1', { size: '12000' }), undefined);
+  t.same(m('http://x.org/b/42'), { unitid: '42' });
+  t.equal(m('http://x.org/b/42?skip=1'), undefined);
+  t.same(m('http://www.x.org/', { status: '304' }), { rtype: 'TOC' });
+  t.equal(m('http://cdn.x.org/', { status: '304' }), undefined);
+});
+
+t.test('nested rules refine; continue gives defaults then overrides; ignore stops', async (t) => {
+  const m = matcher({
+    rules: [
+      { when: { path: '\\.(?:css|js)$' }, ignore: true },
+      {
+        when: { path: '^/book/(?<isbn>97[89][0-9]{10})(?:/(?<ch>[0-9]+))?' },
+        set: { title_id: '{isbn}', unitid: '{isbn}', rtype: 'BOOK' },
+        continue: true,
+        rules: [{ when: { var: { ch: true } }, set: { unitid: '{isbn}_{ch}', rtype: 'BOOK_SECTION' } }],
+      },
+      { when: { var: { 'result.rtype': '^BOOK' } }, set: { mime: { from: '{query.format|lower}', map: { pdf: PDF, epub: EPUB }, default: 'HTML' } } },
+    ],
+  });
+  t.same(m('http://x.org/book/9782738111562'), { title_id: '9782738111562', unitid: '9782738111562', rtype: 'BOOK', mime: 'HTML' });
+  t.same(m('http://x.org/book/9782738111562/3?format=PDF'), { title_id: '9782738111562', unitid: '9782738111562_3', rtype: 'BOOK_SECTION', mime: 'PDF' });
+  t.equal(m('http://x.org/book/9782738111562/app.js'), undefined);
+});
+const PDF = 'PDF';
+const EPUB = 'EPUB';
+
+t.test('regex maps, unset, let', async (t) => {
+  const m = matcher({
+    rules: [{
+      when: { path: '^/(?<file>[^/]+)$' },
+      let: { ext: '{file|match:"\\.([a-z0-9]+)$"}' },
+      set: { unitid: '{file}', mime: { from: '{ext}', map: { '^pdf$': 'PDF', '^(?:htm|html)$': 'HTML' }, regex: true, default: 'MISC' }, tmp: 'x' },
+      unset: ['tmp'],
+    }],
+  });
+  t.same(m('http://x.org/a.pdf'), { unitid: 'a.pdf', mime: 'PDF' });
+  t.same(m('http://x.org/a.htm'), { unitid: 'a.htm', mime: 'HTML' });
+  t.same(m('http://x.org/a.zip'), { unitid: 'a.zip', mime: 'MISC' });
+});
+
+t.test('hooks: a rule hook adds fields or declines; a platform hook replaces the rules', async (t) => {
+  const hooks: HooksModule = {
+    hooks: {
+      pages: ({ vars }) => {
+        const first = Number(vars('first'));
+        const count = Number(vars('query.count'));
+        return Number.isFinite(first + count) ? { last_page: String(first + count - 1) } : null;
+      },
+    },
+    parse: ({ view }) => (view?.pathname === '/x' ? { rtype: 'SEARCH' } : null),
+  };
+  const m = matcher({ rules: [{ when: { path: '^/p/(?<first>[0-9]+)' }, set: { first_page: '{first}' }, hook: 'pages' }] }, hooks);
+  t.same(m('http://x.org/p/10?count=5'), { first_page: '10', last_page: '14' });
+  t.equal(m('http://x.org/p/10'), undefined, 'the hook declined: the rule does not match');
+  const whole = compileRules(undefined, hooks);
+  t.same(whole.match({ url: 'http://x.org/x' }, urlView('http://x.org/x')), { rtype: 'SEARCH' });
+});
+
+t.test('errors say where', async (t) => {
+  t.throws(() => compileRules({ rules: [{ when: { path: '(' }, set: { a: 'b' } }] }, {}), /rules\[0\]\.when\.path: invalid regular expression/);
+  t.throws(() => compileRules({ rules: [{ name: 'x', set: { a: '{b|nope}' } }] }, {}), /rules\[0\] \(x\)\.set\.a/);
+  t.throws(() => compileRules({ rules: [{ when: { nope: 'a' } as never, set: { a: 'b' } }] }, {}), /unknown condition/);
+  t.throws(() => compileRules({ rules: [{ name: 'empty' }] }, {}), /does nothing/);
+  t.throws(() => compileRules({ rules: [{ hook: 'missing' }] }, {}), RuleError);
+  t.throws(() => compileRules({ rules: [], extra: 1 } as never, {}), /unknown top-level key/);
+  t.equal(compileRules({ rules: [{ set: { a: 'b' } }, { rules: [{ set: { c: 'd' } }] }] }, {}).ruleCount, 3);
+});

@@ -14,8 +14,11 @@ export interface Config {
   readonly middlewaresDir: string;
   readonly resourcesDir: string;
   readonly publicDir: string;
-  /** absolute base of the URLs put in headers and reports; never taken from the request unless trustProxy */
-  readonly publicBaseUrl: string;
+  /**
+   * absolute base of the URLs put in headers and reports (PUBLIC_BASE_URL); when unset, the
+   * address the service listens on. Never taken from a request's Host or X-Forwarded-* headers.
+   */
+  readonly publicBaseUrl?: string;
   readonly trustProxy: boolean;
   readonly logLevel: string;
   readonly pool: {
@@ -74,7 +77,6 @@ export function readConfig(env: NodeJS.ProcessEnv = process.env, overrides: Part
   const port = int(env, 'PORT', 59599);
   const varDir = dir(env, 'VAR_DIR', join(PROJECT_ROOT, 'var'));
   const reposDir = dir(env, 'REPOS_DIR', join(PROJECT_ROOT, 'repos'));
-  const shownHost = host === '0.0.0.0' || host === '::' ? 'localhost' : host;
   const config: Config = {
     host,
     port,
@@ -84,7 +86,7 @@ export function readConfig(env: NodeJS.ProcessEnv = process.env, overrides: Part
     middlewaresDir: join(reposDir, 'middlewares'),
     resourcesDir: join(reposDir, 'resources'),
     publicDir: join(PROJECT_ROOT, 'public'),
-    publicBaseUrl: (env.PUBLIC_BASE_URL || `http://${shownHost}:${port}`).replace(/\/+$/, ''),
+    publicBaseUrl: env.PUBLIC_BASE_URL ? env.PUBLIC_BASE_URL.replace(/\/+$/, '') : undefined,
     trustProxy: bool(env, 'TRUST_PROXY', false),
     logLevel: env.LOG_LEVEL || 'info',
     pool: {

@@ -29,6 +29,8 @@ export interface JobInput {
 
 export interface JobDeps {
   readonly config: Config;
+  /** base of the absolute URLs of the job's files */
+  readonly baseUrl: string;
   readonly pool: ParsingPool;
   readonly store: JobStore;
   /** app and data versions added to every event and to the report */
@@ -110,7 +112,7 @@ export class Job {
     this.id = meta.id;
     this.dir = join(deps.config.varDir, 'jobs', this.id);
     this.batchCharset = isAsciiCompatible(options.requestCharset) ? options.requestCharset : 'utf-8';
-    const base = `${deps.config.publicBaseUrl}/${this.id}`;
+    const base = `${deps.baseUrl}/${this.id}`;
     this.report = newReport({
       'ezPAARSE-version': deps.versions.ezpaarse_version,
       'logsift-version': deps.versions.ezpaarse_version,
@@ -175,7 +177,7 @@ export class Job {
 
   /** Output columns: known once the format is (its properties become columns). */
   columns(): string[] {
-    return computeColumns(this.options.outputFields, [], this.format?.fieldNames ?? this.options.format?.fieldNames ?? []);
+    return computeColumns(this.options.outputFields, this.options.stageFields, this.format?.fieldNames ?? this.options.format?.fieldNames ?? []);
   }
 
   /** Runs the job to its end; never throws (the outcome is recorded and answered). */

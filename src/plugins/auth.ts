@@ -7,7 +7,11 @@ import { FailureLimiter } from '../auth/failure-limiter.js';
 import { hashPassword, verifyPassword } from '../auth/passwords.js';
 import { ApiError, sendApiError } from '../http-errors.js';
 
-/** A preHandler that either lets the request through or answers it. */
+/**
+ * A route hook that either lets the request through (setting `request.user` when it logged in)
+ * or answers it. Use it as `onRequest` (it also works as preValidation or preHandler): then an
+ * anonymous caller is refused before its body is read or validated.
+ */
 export type AuthCheck = (request: FastifyRequest, reply: FastifyReply) => Promise<FastifyReply | undefined>;
 
 declare module 'fastify' {
@@ -63,7 +67,7 @@ export function mayAccessJob(user: User | null, ownerId: string | null | undefin
 
 /**
  * Accounts and access checks: the user store, HTTP Basic logins (argon2id) with a limit on
- * failed attempts, and the preHandlers routes put in front of themselves.
+ * failed attempts, and the hooks routes put in front of themselves.
  */
 export default fp(async (app) => {
   const users = new UserStore(app.db);

@@ -28,7 +28,7 @@ export default async function adminJobRoutes(instance: FastifyInstance): Promise
   app.setErrorHandler(apiErrorHandler);
 
   app.get('/jobs', {
-    preHandler: app.requireAdmin,
+    onRequest: app.requireAdmin,
     schema: {
       querystring: Type.Object({ details: Type.Optional(Type.Union(['0', '1', 'false', 'true'].map((v) => Type.Literal(v)))) }),
       response: { 200: Type.Union([Type.Array(Type.String()), Type.Array(RunningJob)]), '4xx': ErrorBody },

@@ -76,7 +76,7 @@ export default async function adminUserRoutes(instance: FastifyInstance): Promis
     apiErrorHandler(error instanceof UserStoreError ? new ApiError(STORE_ERROR_STATUS[error.code], error.code) : error, request, reply));
 
   app.post('/register', {
-    preHandler: app.refuseCrossSite,
+    onRequest: app.refuseCrossSite,
     schema: { body: Credentials, response: { 201: PublicUser, ...Errors } },
   }, async (request, reply) => {
     // Closed first: once an account exists, this public route costs no password hashing.
@@ -93,7 +93,7 @@ export default async function adminUserRoutes(instance: FastifyInstance): Promis
   });
 
   app.get('/users', {
-    preHandler: app.requireAdmin,
+    onRequest: app.requireAdmin,
     schema: { response: { 200: Type.Array(PublicUser), ...Errors } },
   }, async (request, reply) => {
     reply.header('ezPAARSE-Logged-User', caller(request).username);
@@ -112,12 +112,12 @@ export default async function adminUserRoutes(instance: FastifyInstance): Promis
     request.log.info({ user: user.username, group, by: caller(request).username }, 'user created');
     return reply.code(201).send(user);
   };
-  const createOptions = { preHandler: app.requireAdmin, schema: { body: NewUser, response: { 201: PublicUser, ...Errors } } };
+  const createOptions = { onRequest: app.requireAdmin, schema: { body: NewUser, response: { 201: PublicUser, ...Errors } } };
   app.post('/users', createOptions, createUser);
   app.post('/users/', createOptions, createUser);
 
   app.post('/users/:username', {
-    preHandler: app.requireAdmin,
+    onRequest: app.requireAdmin,
     schema: { params: UserParam, body: UserChanges, response: { 200: PublicUser, ...Errors } },
   }, async (request) => {
     const body = request.body ?? {};
@@ -134,7 +134,7 @@ export default async function adminUserRoutes(instance: FastifyInstance): Promis
   });
 
   app.delete('/users/:username', {
-    preHandler: app.requireAdmin,
+    onRequest: app.requireAdmin,
     schema: { params: UserParam, response: { 204: Type.Null(), ...Errors } },
   }, async (request, reply) => {
     const user = target(app, request.params.username);
@@ -147,7 +147,7 @@ export default async function adminUserRoutes(instance: FastifyInstance): Promis
 
   // No mail server: the administrator gets the new password once, in this answer, and passes it on.
   app.post('/passwords/:username', {
-    preHandler: app.requireAdmin,
+    onRequest: app.requireAdmin,
     schema: {
       params: UserParam,
       response: { 200: Type.Object({ username: Type.String(), password: Type.String() }), ...Errors },
@@ -162,7 +162,7 @@ export default async function adminUserRoutes(instance: FastifyInstance): Promis
   });
 
   app.post('/profile', {
-    preHandler: app.requireUser,
+    onRequest: app.requireUser,
     schema: { body: Profile, response: { 204: Type.Null(), ...Errors } },
   }, async (request, reply) => {
     const body = request.body ?? {};

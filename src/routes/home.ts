@@ -13,5 +13,5 @@ export default async function homeRoutes(app: FastifyInstance): Promise<void> {
     reply
       .header('Cache-Control', 'no-store') // the page changes once the administrator exists
       .header('X-Content-Type-Options', 'nosniff')
-      .sendFile(app.userStore.count() === 0 ? 'setup.html' : 'index.html'));
+      .sendFile(app.userStore.count() === 0 ? 'setup.html' : 'index.html', { cacheControl: false }));
 }

@@ -66,8 +66,9 @@ export default async function jobRoutes(app: FastifyInstance): Promise<void> {
   app.removeAllContentTypeParsers();
   app.addContentTypeParser('*', (_req, _payload, done) => done(null));
 
-  // The login check answers before the handler hijacks the reply (AUTH_JOBS decides when one is needed).
-  app.post('/', { preHandler: app.requireJobAccess }, async (request, reply) => {
+  // The login check answers before the upload is read and the handler hijacks the reply
+  // (AUTH_JOBS decides when one is needed).
+  app.post('/', { onRequest: app.requireJobAccess }, async (request, reply) => {
     const version = app.appVersion;
     let options: JobOptions;
     try {

@@ -1,11 +1,11 @@
-import t from 'tap';
+import t, { type Test } from 'tap';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { openDatabase } from '../../src/db/database.js';
 import { UserStore, UserStoreError } from '../../src/db/users.js';
 
-function store(t: Parameters<Parameters<typeof t.test>[1]>[0]) {
+function store(t: Test) {
   const dir = mkdtempSync(join(tmpdir(), 'logsift-users-'));
   const db = openDatabase(join(dir, 'logsift.sqlite'));
   t.teardown(() => {

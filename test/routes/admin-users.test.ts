@@ -1,4 +1,4 @@
-import t from 'tap';
+import t, { type Test } from 'tap';
 import { ADMIN, basic, registerAdmin, testApp, type TestApp } from '../helpers/app.js';
 
 const FORM = { 'content-type': 'application/x-www-form-urlencoded' };
@@ -9,7 +9,7 @@ function form(fields: Record<string, string>): string {
 }
 
 /** An administrator and a user, created through the routes. */
-async function withUsers(t: Parameters<Parameters<typeof t.test>[1]>[0], ta: TestApp) {
+async function withUsers(t: Test, ta: TestApp) {
   const admin = await registerAdmin(t, ta);
   const res = await ta.inject({ method: 'POST', url: '/api/admin/users', headers: { authorization: admin }, payload: USER });
   t.equal(res.statusCode, 201, 'user created');
@@ -341,7 +341,8 @@ t.test('a browser page of another site cannot act with cached credentials', asyn
     method: 'POST', url: '/api/admin/users', headers: { authorization: admin, ...FORM, ...headers },
     payload: form({ userid: 'mallory@example.org', password: 'Xylophone-77', group: 'admin' }),
   });
-  for (const headers of [{ 'sec-fetch-site': 'cross-site' }, { 'sec-fetch-site': 'same-site' }, { origin: 'https://evil.example' }, { origin: 'null' }]) {
+  const crossSite: Array<Record<string, string>> = [{ 'sec-fetch-site': 'cross-site' }, { 'sec-fetch-site': 'same-site' }, { origin: 'https://evil.example' }, { origin: 'null' }];
+  for (const headers of crossSite) {
     const res = await post(headers);
     t.equal(res.statusCode, 403, JSON.stringify(headers));
     t.equal(res.json().message, 'crossSiteRequest');

@@ -42,7 +42,7 @@ const SAFE_METHODS = new Set(['GET', 'HEAD', 'OPTIONS']);
  * Basic credentials to cross-site form posts, and the admin routes accept form bodies: such a
  * request must not act with the administrator's rights. Scripts (curl) send neither header.
  */
-export function isCrossSite(request: FastifyRequest, publicBaseUrl: string): boolean {
+export function isCrossSite(request: FastifyRequest, baseUrl: string): boolean {
   if (SAFE_METHODS.has(request.method)) return false;
   const site = request.headers['sec-fetch-site'];
   if (typeof site === 'string') return site !== 'same-origin' && site !== 'none';
@@ -50,7 +50,7 @@ export function isCrossSite(request: FastifyRequest, publicBaseUrl: string): boo
   if (origin === undefined) return false;
   try {
     const host = new URL(origin).host;
-    return host !== request.headers.host && host !== new URL(publicBaseUrl).host;
+    return host !== request.headers.host && host !== new URL(baseUrl).host;
   } catch {
     return true; // `Origin: null` (sandboxed or privacy-restricted page)
   }
@@ -107,7 +107,7 @@ export default fp(async (app) => {
 
   /** Runs the Basic check; answers the refusal, or undefined when `request.user` is set. */
   async function authenticate(request: FastifyRequest, reply: FastifyReply): Promise<ApiError | undefined> {
-    if (isCrossSite(request, app.config.publicBaseUrl)) return new ApiError(403, 'crossSiteRequest');
+    if (isCrossSite(request, app.baseUrl())) return new ApiError(403, 'crossSiteRequest');
     try {
       await new Promise<void>((resolve, reject) => {
         basic.call(app, request, reply, (err?: Error) => (err ? reject(err) : resolve()));
@@ -142,7 +142,7 @@ export default fp(async (app) => {
   };
 
   const refuseCrossSite: AuthCheck = async (request, reply) =>
-    isCrossSite(request, app.config.publicBaseUrl) ? sendApiError(reply, new ApiError(403, 'crossSiteRequest')) : undefined;
+    isCrossSite(request, app.baseUrl()) ? sendApiError(reply, new ApiError(403, 'crossSiteRequest')) : undefined;
 
   app.decorateRequest('user', null);
   app.decorate('userStore', users);

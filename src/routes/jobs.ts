@@ -94,9 +94,10 @@ export default async function jobRoutes(app: FastifyInstance): Promise<void> {
 
 async function runJob(app: FastifyInstance, request: FastifyRequest, res: ServerResponse, options: JobOptions): Promise<void> {
   const id = randomUUID();
-  const headers = jobHeaders(app.config.publicBaseUrl, id, options, app.appVersion);
+  const baseUrl = app.baseUrl();
+  const headers = jobHeaders(baseUrl, id, options, app.appVersion);
   const job = new Job(
-    { config: app.config, pool: app.pool, store: app.jobStore, versions: app.versions },
+    { config: app.config, baseUrl, pool: app.pool, store: app.jobStore, versions: app.versions },
     options,
     { id, userId: request.user?.username, userAgent: header(request.headers, 'user-agent') },
   );

@@ -1,74 +1,46 @@
-import { mkdirSync, mkdtempSync, rmSync } from 'node:fs';
+import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { Writable } from 'node:stream';
-import type { AddressInfo } from 'node:net';
-import type { FastifyInstance, InjectOptions, LightMyRequestResponse } from 'fastify';
-import type { Test } from 'tap';
-import { readConfig } from '../../src/config.js';
+import type { FastifyInstance } from 'fastify';
 import { buildApp } from '../../src/app.js';
+import { readConfig, type Config } from '../../src/config.js';
 
 export interface TestApp {
   readonly app: FastifyInstance;
-  /** every log line the service wrote */
-  readonly logs: string[];
-  /** every response body `inject` received */
-  readonly bodies: string[];
-  inject(options: InjectOptions): Promise<LightMyRequestResponse>;
-  /** listens on a free port (for streamed jobs) and answers the base URL */
-  listen(): Promise<string>;
+  /** base URL of the listening socket (http://127.0.0.1:PORT) */
+  readonly url: string;
+  readonly config: Config;
+  readonly varDir: string;
+  close(): Promise<void>;
 }
 
 /**
- * The whole service on a temporary folder (its SQLite file and job folders), without platforms
- * (fast to start), one parsing thread and trace-level logs kept in memory; closed after the test.
+ * Starts the real service on a random loopback port with its own temporary var/ folder (SQLite
+ * file, job folders). `overrides` change any configuration value (a small platforms folder,
+ * pool size, limits…).
  */
-export async function testApp(t: Test, env: Record<string, string> = {}): Promise<TestApp> {
-  const varDir = mkdtempSync(join(tmpdir(), 'logsift-test-'));
-  const platformsDir = join(varDir, 'no-platforms');
-  mkdirSync(platformsDir);
-  const logs: string[] = [];
-  const stream = new Writable({
-    write(chunk, _encoding, done) {
-      logs.push(String(chunk));
-      done();
-    },
+export async function startApp(overrides: Partial<Config> = {}, env: NodeJS.ProcessEnv = {}): Promise<TestApp> {
+  const varDir = await mkdtemp(join(tmpdir(), 'logsift-test-'));
+  const base = readConfig({ ...env, VAR_DIR: varDir, PORT: '0', HOST: '127.0.0.1', POOL_THREADS: env.POOL_THREADS ?? '2' });
+  const config = readConfig({ ...env, VAR_DIR: varDir, PORT: '0', HOST: '127.0.0.1', POOL_THREADS: env.POOL_THREADS ?? '2' }, {
+    ...overrides,
+    limits: { ...base.limits, ...(overrides.limits ?? {}) },
+    pool: { ...base.pool, ...(overrides.pool ?? {}) },
+    jobs: { ...base.jobs, ...(overrides.jobs ?? {}) },
   });
-  const config = readConfig({ VAR_DIR: varDir, PLATFORMS_DIR: platformsDir, POOL_THREADS: '1', ...env });
-  const app = await buildApp(config, { level: 'trace', stream });
-  t.teardown(async () => {
-    await app.close();
-    rmSync(varDir, { recursive: true, force: true });
-  });
-  const bodies: string[] = [];
+  const app = await buildApp(config, false);
+  await app.listen({ host: '127.0.0.1', port: 0 });
+  const address = app.server.address();
+  const port = typeof address === 'object' && address ? address.port : 0;
+  const url = `http://127.0.0.1:${port}`;
   return {
-    app,
-    logs,
-    bodies,
-    async inject(options) {
-      const res = await app.inject(options);
-      bodies.push(res.body);
-      return res;
-    },
-    async listen() {
-      await app.listen({ host: '127.0.0.1', port: 0 });
-      return `http://127.0.0.1:${(app.server.address() as AddressInfo).port}`;
+    app, url, config: app.config, varDir,
+    async close() {
+      await app.close();
+      await rm(varDir, { recursive: true, force: true });
     },
   };
 }
 
-export function basic(username: string, password: string): string {
-  return `Basic ${Buffer.from(`${username}:${password}`).toString('base64')}`;
-}
-
-export const ADMIN = { userid: 'admin@example.org', password: 'Correct-Horse-1' };
-
-/** Registers the founding administrator through the route and answers its Authorization header. */
-export async function registerAdmin(t: Test, ta: TestApp): Promise<string> {
-  const res = await ta.inject({
-    method: 'POST', url: '/api/admin/register',
-    payload: { userid: ADMIN.userid, password: ADMIN.password, confirm: ADMIN.password },
-  });
-  t.equal(res.statusCode, 201, 'administrator registered');
-  return basic(ADMIN.userid, ADMIN.password);
-}
+/** The default EZproxy format of the reference's examples. */
+export const EZPROXY_DEFAULT = '%h %l %u %t "%r" %s %b';

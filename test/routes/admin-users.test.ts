@@ -1,5 +1,5 @@
 import t, { type Test } from 'tap';
-import { ADMIN, basic, registerAdmin, testApp, type TestApp } from '../helpers/app.js';
+import { ADMIN, basic, registerAdmin, testApp, type InjectApp } from '../helpers/accounts.js';
 
 const FORM = { 'content-type': 'application/x-www-form-urlencoded' };
 const USER = { userid: 'jane@example.org', password: 'Secret-words-7' };
@@ -9,7 +9,7 @@ function form(fields: Record<string, string>): string {
 }
 
 /** An administrator and a user, created through the routes. */
-async function withUsers(t: Test, ta: TestApp) {
+async function withUsers(t: Test, ta: InjectApp) {
   const admin = await registerAdmin(t, ta);
   const res = await ta.inject({ method: 'POST', url: '/api/admin/users', headers: { authorization: admin }, payload: USER });
   t.equal(res.statusCode, 201, 'user created');

@@ -1,5 +1,5 @@
 import t from 'tap';
-import { registerAdmin, testApp } from '../helpers/app.js';
+import { registerAdmin, testApp } from '../helpers/accounts.js';
 
 t.test('GET / and the files of public/', async (t) => {
   const ta = await testApp(t);

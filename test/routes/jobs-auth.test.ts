@@ -1,6 +1,6 @@
 import t from 'tap';
 import { readConfig } from '../../src/config.js';
-import { ADMIN, basic, registerAdmin, testApp } from '../helpers/app.js';
+import { ADMIN, basic, registerAdmin, testApp } from '../helpers/accounts.js';
 
 const LOG = '1.2.3.4 - bob [10/Apr/2012:09:38:11 +0200] "GET http://x.com/ HTTP/1.1" 200 1234\n'.repeat(3);
 

@@ -72,3 +72,18 @@ export async function registerAdmin(t: Test, ta: InjectApp): Promise<string> {
   t.equal(res.statusCode, 201, 'administrator registered');
   return basic(ADMIN.userid, ADMIN.password);
 }
+
+export const FORM = { 'content-type': 'application/x-www-form-urlencoded' };
+export const USER = { userid: 'jane@example.org', password: 'Secret-words-7' };
+
+export function form(fields: Record<string, string>): string {
+  return new URLSearchParams(fields).toString();
+}
+
+/** The administrator and a user (USER), created through the routes; answers their Authorization headers. */
+export async function withUsers(t: Test, ta: InjectApp): Promise<{ admin: string; user: string }> {
+  const admin = await registerAdmin(t, ta);
+  const res = await ta.inject({ method: 'POST', url: '/api/admin/users', headers: { authorization: admin }, payload: USER });
+  t.equal(res.statusCode, 201, 'user created');
+  return { admin, user: basic(USER.userid, USER.password) };
+}

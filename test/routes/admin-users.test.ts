@@ -1,20 +1,5 @@
-import t, { type Test } from 'tap';
-import { ADMIN, basic, registerAdmin, testApp, type InjectApp } from '../helpers/accounts.js';
-
-const FORM = { 'content-type': 'application/x-www-form-urlencoded' };
-const USER = { userid: 'jane@example.org', password: 'Secret-words-7' };
-
-function form(fields: Record<string, string>): string {
-  return new URLSearchParams(fields).toString();
-}
-
-/** An administrator and a user, created through the routes. */
-async function withUsers(t: Test, ta: InjectApp) {
-  const admin = await registerAdmin(t, ta);
-  const res = await ta.inject({ method: 'POST', url: '/api/admin/users', headers: { authorization: admin }, payload: USER });
-  t.equal(res.statusCode, 201, 'user created');
-  return { admin, user: basic(USER.userid, USER.password) };
-}
+import t from 'tap';
+import { ADMIN, FORM, USER, basic, form, testApp, withUsers } from '../helpers/accounts.js';
 
 t.test('register: validations, then the first account becomes the administrator, once', async (t) => {
   const ta = await testApp(t);
@@ -83,76 +68,6 @@ t.test('register: concurrent registrations on an empty database, one wins', asyn
   t.equal(users.length, 1);
   t.match(users[0], { group: 'admin', founder: true });
 });
-
-t.test('Basic authentication on the admin routes', async (t) => {
-  const ta = await testApp(t);
-  const { admin, user } = await withUsers(t, ta);
-  const list = (authorization?: string) => ta.inject({ method: 'GET', url: '/api/admin/users', headers: authorization ? { authorization } : {} });
-
-  const none = await list();
-  t.equal(none.statusCode, 401);
-  t.equal(none.headers['www-authenticate'], 'Basic realm="logsift", charset="UTF-8"');
-  t.same(none.json(), { statusCode: 401, error: 'Unauthorized', message: 'authenticationRequired' });
-
-  for (const [name, authorization] of [
-    ['wrong password', basic(ADMIN.userid, 'Wrong-password-1')],
-    ['unknown user', basic('nobody@example.org', ADMIN.password)],
-    ['malformed header', 'Basic %%%'],
-    ['another scheme', 'Bearer abc'],
-  ] as const) {
-    const res = await list(authorization);
-    t.equal(res.statusCode, 401, name);
-    t.ok(res.headers['www-authenticate'], `${name}: challenge`);
-  }
-  const wrong = await list(basic(ADMIN.userid, 'Wrong-password-1'));
-  t.equal(wrong.json().message, 'invalidCredentials');
-
-  const asUser = await list(user);
-  t.equal(asUser.statusCode, 403, 'a user is not an administrator');
-  t.same(asUser.json(), { statusCode: 403, error: 'Forbidden', message: 'forbidden' });
-  t.equal(asUser.headers['www-authenticate'], undefined);
-
-  const ok = await list(admin);
-  t.equal(ok.statusCode, 200);
-  t.equal(ok.headers['ezpaarse-logged-user'], ADMIN.userid);
-  t.same(ok.json().map((u: { username: string }) => u.username), [ADMIN.userid, USER.userid]);
-
-  for (const [method, url] of [['POST', '/api/admin/users'], ['POST', '/api/admin/users/jane@example.org'],
-    ['DELETE', '/api/admin/users/jane@example.org'], ['POST', '/api/admin/passwords/jane@example.org'], ['GET', '/api/admin/jobs']] as const) {
-    t.equal((await ta.inject({ method, url })).statusCode, 401, `${method} ${url} anonymous`);
-    t.equal((await ta.inject({ method, url, headers: { authorization: user } })).statusCode, 403, `${method} ${url} as a user`);
-  }
-  const unknown = await ta.inject({ method: 'GET', url: '/api/admin/nothing', headers: { authorization: admin } });
-  t.equal(unknown.statusCode, 404);
-  t.equal(unknown.headers['content-type'], 'application/json; charset=utf-8');
-});
-
-t.test('repeated failures are refused for a while', async (t) => {
-  const ta = await testApp(t);
-  const { admin } = await withUsers(t, ta);
-  const attempt = (authorization: string, remoteAddress = '203.0.113.5') =>
-    ta.inject({ method: 'GET', url: '/api/admin/users', headers: { authorization }, remoteAddress });
-
-  for (let i = 0; i < 5; i++) t.equal((await attempt(basic(`guess${i}@example.org`, `Guess-number-${i}`))).statusCode, 401, `failure ${i + 1}`);
-  const refused = await attempt(admin);
-  t.equal(refused.statusCode, 429, 'even the right password is refused from that address');
-  t.same(refused.json(), { statusCode: 429, error: 'Too Many Requests', message: 'tooManyFailures' });
-  const retry = Number(refused.headers['retry-after']);
-  t.ok(retry > 0 && retry <= 900, `Retry-After ${retry} s`);
-  t.equal((await attempt(admin, '198.51.100.7')).statusCode, 200, 'another address still logs in');
-
-  // Guessing one account's password from many addresses: the account is refused too.
-  for (let i = 0; i < 10; i++) t.equal((await attempt(basic(USER.userid, `Guess-number-${i}`), `192.0.2.${i}`)).statusCode, 401);
-  const victim = await attempt(basic(USER.userid, USER.password), '192.0.2.200');
-  t.equal(victim.statusCode, 429, 'the account is refused from anywhere');
-  t.ok(Number(victim.headers['retry-after']) > 0);
-  t.match(ta.logs.join(''), /login refused: too many failed attempts/);
-
-  // A new password set by the administrator lifts the account's refusal.
-  const reset = await ta.inject({ method: 'POST', url: `/api/admin/passwords/${USER.userid}`, headers: { authorization: admin }, remoteAddress: '198.51.100.7' });
-  t.equal((await attempt(basic(USER.userid, reset.json().password), '192.0.2.201')).statusCode, 403, 'logged in (and not an administrator)');
-});
-
 t.test('administrators manage users', async (t) => {
   const ta = await testApp(t);
   const { admin, user } = await withUsers(t, ta);
@@ -333,28 +248,6 @@ t.test('passwords: reset by an administrator, changed by their owner', async (t)
   t.equal((await profile(basic(USER.userid, next), { section: 'x' })).statusCode, 400, 'the new one works');
   t.equal((await profile('', { section: 'password' })).statusCode, 401, 'the profile needs a login');
 });
-
-t.test('a browser page of another site cannot act with cached credentials', async (t) => {
-  const ta = await testApp(t);
-  const { admin } = await withUsers(t, ta);
-  const post = (headers: Record<string, string>) => ta.inject({
-    method: 'POST', url: '/api/admin/users', headers: { authorization: admin, ...FORM, ...headers },
-    payload: form({ userid: 'mallory@example.org', password: 'Xylophone-77', group: 'admin' }),
-  });
-  const crossSite: Array<Record<string, string>> = [{ 'sec-fetch-site': 'cross-site' }, { 'sec-fetch-site': 'same-site' }, { origin: 'https://evil.example' }, { origin: 'null' }];
-  for (const headers of crossSite) {
-    const res = await post(headers);
-    t.equal(res.statusCode, 403, JSON.stringify(headers));
-    t.equal(res.json().message, 'crossSiteRequest');
-  }
-  const reg = await ta.inject({ method: 'POST', url: '/api/admin/register', headers: { origin: 'https://evil.example' }, payload: {} });
-  t.equal(reg.statusCode, 403, 'registration too');
-  t.equal(ta.app.userStore.get('mallory@example.org'), undefined);
-  const list = await ta.inject({ method: 'GET', url: '/api/admin/users', headers: { authorization: admin, 'sec-fetch-site': 'cross-site' } });
-  t.equal(list.statusCode, 200, 'reading is not acting (and the browser does not show the answer to the other site)');
-  t.equal((await post({ 'sec-fetch-site': 'same-origin', origin: 'http://localhost:80' })).statusCode, 201, 'the service\'s own pages');
-});
-
 t.test('no password, hash or generated secret leaves the server', async (t) => {
   const ta = await testApp(t);
   const { admin, user } = await withUsers(t, ta);

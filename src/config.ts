@@ -48,6 +48,25 @@ export interface Config {
   };
   /** time zone of log dates written without an offset: an IANA name, or `local` */
   readonly defaultTimeZone: string;
+  readonly auth: {
+    /** when job submission and job files need a login (README, "Accounts and access") */
+    readonly jobs: JobAuthPolicy;
+    /** failed logins from one client address within the window, after which it gets 429 (0 = no limit) */
+    readonly maxFailuresPerAddress: number;
+    /** failed logins on one account within the window, after which it gets 429 (0 = no limit) */
+    readonly maxFailuresPerAccount: number;
+    readonly failureWindowMs: number;
+  };
+}
+
+export const JOB_AUTH_POLICIES = ['always', 'when-users-exist', 'never'] as const;
+export type JobAuthPolicy = (typeof JOB_AUTH_POLICIES)[number];
+
+function oneOf<T extends string>(env: NodeJS.ProcessEnv, name: string, values: readonly T[], fallback: T): T {
+  const raw = env[name];
+  if (raw === undefined || raw === '') return fallback;
+  if (!(values as readonly string[]).includes(raw)) throw new Error(`${name} must be one of ${values.join(', ')}, got ${JSON.stringify(raw)}`);
+  return raw as T;
 }
 
 function int(env: NodeJS.ProcessEnv, name: string, fallback: number): number {
@@ -108,6 +127,13 @@ export function readConfig(env: NodeJS.ProcessEnv = process.env, overrides: Part
       sweepIntervalMs: int(env, 'JOB_SWEEP_INTERVAL_MS', 3_600_000),
     },
     defaultTimeZone: env.DEFAULT_TIME_ZONE || 'local',
+    auth: {
+      // A fresh install works from the quick start; once an account exists, jobs are closed.
+      jobs: oneOf(env, 'AUTH_JOBS', JOB_AUTH_POLICIES, 'when-users-exist'),
+      maxFailuresPerAddress: int(env, 'AUTH_MAX_FAILURES_PER_ADDRESS', 5),
+      maxFailuresPerAccount: int(env, 'AUTH_MAX_FAILURES_PER_ACCOUNT', 10),
+      failureWindowMs: int(env, 'AUTH_FAILURE_WINDOW_MS', 15 * 60_000),
+    },
   };
   return Object.freeze({ ...config, ...overrides });
 }

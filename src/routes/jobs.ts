@@ -64,7 +64,9 @@ export default async function jobRoutes(app: FastifyInstance): Promise<void> {
   app.removeAllContentTypeParsers();
   app.addContentTypeParser('*', (_req, _payload, done) => done(null));
 
-  app.post('/', async (request, reply) => {
+  // The login check answers before the upload is read and the handler hijacks the reply
+  // (AUTH_JOBS decides when one is needed).
+  app.post('/', { onRequest: app.requireJobAccess }, async (request, reply) => {
     const version = app.appVersion;
     let options: JobOptions;
     try {
@@ -95,7 +97,7 @@ async function runJob(app: FastifyInstance, request: FastifyRequest, res: Server
   const job = new Job(
     { config: app.config, baseUrl, pool: app.pool, store: app.jobStore, versions: app.versions },
     options,
-    { id, userAgent: header(request.headers, 'user-agent') },
+    { id, userId: request.user?.username, userAgent: header(request.headers, 'user-agent') },
   );
   const output = new ResponseOutput(res, () => job.frame(), options.responseEncoding, options.output.contentType, () => headers);
   job.onFailBeforeOutput = (error) => {

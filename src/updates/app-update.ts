@@ -120,23 +120,25 @@ export class AppUpdater {
     this.echo(text);
   }
 
+  /** Holds the lock to the end, exit included: no second update while the process winds down. */
   private async run(repo: Repo, request: AppUpdateRequest, release: () => Promise<void>): Promise<void> {
     const ctx: StepContext = { dir: repo.dir, log: (text) => this.append(text) };
-    let restart = false;
     try {
-      restart = await this.perform(repo, request, ctx);
+      const restart = await this.perform(repo, request, ctx);
       this.current.state = restart ? 'restarting' : 'done';
+      this.current.endedAt = new Date().toISOString();
+      if (restart) {
+        ctx.log(`Restarting: exiting with code ${RESTART_EXIT_CODE} for the supervisor`);
+        await this.steps.exit(RESTART_EXIT_CODE, ctx);
+      }
     } catch (err) {
       this.current.state = 'failed';
+      this.current.endedAt = new Date().toISOString();
       this.current.error = err instanceof UpdateError ? err.message : `updateFailed: ${(err as Error).message}`;
       ctx.log(`Update failed: ${this.current.error}`);
     } finally {
-      this.current.endedAt = new Date().toISOString();
       await release();
     }
-    if (!restart) return;
-    ctx.log(`Restarting: exiting with code ${RESTART_EXIT_CODE} for the supervisor`);
-    await this.steps.exit(RESTART_EXIT_CODE, ctx);
   }
 
   /** Returns true when a new version is installed and the process should restart. */

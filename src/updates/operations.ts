@@ -16,11 +16,14 @@ function httpWithTimeout(timeoutMs: number): typeof http {
   };
 }
 
-/** Fetches `branch` and the tags from the `origin` remote into `refs/remotes/origin/*` and `refs/tags/*`. */
+/**
+ * Fetches the origin's branches and tags into `refs/remotes/origin/*` and `refs/tags/*`.
+ * Not `singleBranch`: isomorphic-git then writes the branch's ref only, never the tags.
+ */
 export async function fetchOrigin(repo: Repo, branch: string, timeoutMs: number): Promise<void> {
   await git.fetch({
     fs, http: httpWithTimeout(timeoutMs), dir: repo.dir, gitdir: repo.gitdir, cache: repo.cache,
-    remote: 'origin', ref: branch, singleBranch: true, tags: true,
+    remote: 'origin', ref: branch, singleBranch: false, tags: true,
   });
 }
 

@@ -59,7 +59,8 @@ export async function applyChanges(dir: string, files: FileChanges): Promise<voi
 
 /** Clones `url` into `dir`, its metadata in `gitdir` (a data part's layout) or in `dir/.git`. */
 export async function cloneInto(url: string, dir: string, gitdir = join(dir, '.git'), ref = 'master'): Promise<void> {
-  await git.clone({ fs, http, dir, gitdir, url, ref, singleBranch: true });
+  await mkdir(dir, { recursive: true });
+  await git.clone({ fs, http, dir, gitdir, url, ref });
 }
 
 /** A local commit in a clone (not on the origin). */
@@ -74,9 +75,9 @@ export async function commitLocally(dir: string, gitdir: string, files: FileChan
 }
 
 /** A one-platform folder (see repos/platforms/README.md): `/article/<n>` on www.demo.org is `rtype`. */
-export function demoPlatform(rtype: string): FileChanges {
+export function demoPlatform(rtype: string, longname = 'Demo platform'): FileChanges {
   return {
-    'demo/manifest.json': JSON.stringify({ name: 'demo', longname: 'Demo platform', domains: ['www.demo.org'] }),
+    'demo/manifest.json': JSON.stringify({ name: 'demo', longname, domains: ['www.demo.org'] }),
     'demo/rules.yaml': [
       'format: 1',
       'rules:',

@@ -49,8 +49,9 @@ const ERROR_TEXT: Record<number, string> = {
   400: 'Bad Request', 404: 'Not Found', 409: 'Conflict', 500: 'Internal Server Error', 502: 'Bad Gateway',
 };
 
-function sendError(reply: FastifyReply, err: unknown): FastifyReply {
-  const e = err instanceof UpdateError ? err : new UpdateError(500, 'updateFailed', (err as Error)?.message ?? String(err));
+/** The error body of reference 0.3; an unexpected error is a 500 with `fallback` and its reason. */
+function sendError(reply: FastifyReply, err: unknown, fallback: string): FastifyReply {
+  const e = err instanceof UpdateError ? err : new UpdateError(500, fallback, (err as Error)?.message ?? String(err));
   const body: { statusCode: number; error: string; message: string; detail?: string } = { statusCode: e.http, error: ERROR_TEXT[e.http] ?? 'Error', message: e.code };
   if (e.detail) body.detail = e.detail;
   return reply.code(e.http).send(body);
@@ -96,7 +97,7 @@ export default async function adminUpdateRoutes(fastify: FastifyInstance): Promi
       return await app.updates.status(part, { refresh });
     } catch (err) {
       if (!(err instanceof UpdateError)) request.log.error({ err, part }, 'status record failed');
-      return sendError(reply, err);
+      return sendError(reply, err, 'statusFailed');
     }
   });
 
@@ -124,7 +125,7 @@ export default async function adminUpdateRoutes(fastify: FastifyInstance): Promi
       return await app.updates.update(part, { force });
     } catch (err) {
       if (!(err instanceof UpdateError)) request.log.error({ err, part }, 'update failed');
-      return sendError(reply, err);
+      return sendError(reply, err, 'updateFailed');
     }
   });
 

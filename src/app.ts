@@ -14,12 +14,23 @@ declare module 'fastify' {
   interface FastifyInstance {
     config: Config;
     appVersion: string;
+    /** base of the absolute URLs in headers and reports */
+    baseUrl(): string;
   }
 }
 
 export interface BuildOptions {
   /** tests: the install/build/exit steps of the app update replaced by recorders */
   readonly updates?: UpdatesPluginOptions;
+}
+
+/** PUBLIC_BASE_URL, or the address the service listens on. */
+function listeningUrl(app: FastifyInstance): string {
+  if (app.config.publicBaseUrl) return app.config.publicBaseUrl;
+  const address = app.server.address();
+  const port = typeof address === 'object' && address ? address.port : app.config.port;
+  const host = ['0.0.0.0', '::', ''].includes(app.config.host) ? 'localhost' : app.config.host;
+  return `http://${host.includes(':') ? `[${host}]` : host}:${port}`;
 }
 
 /** Builds the service (not listening): plugins for shared services, then the route families. */
@@ -33,6 +44,9 @@ export async function buildApp(config: Config, logger: boolean | object = { leve
   });
   app.decorate('config', config);
   app.decorate('appVersion', APP_VERSION);
+  app.decorate('baseUrl', function baseUrl(this: FastifyInstance) {
+    return listeningUrl(this);
+  });
   await app.register(databasePlugin);
   await app.register(platformsPlugin);
   await app.register(jobsPlugin);

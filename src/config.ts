@@ -14,8 +14,11 @@ export interface Config {
   readonly middlewaresDir: string;
   readonly resourcesDir: string;
   readonly publicDir: string;
-  /** absolute base of the URLs put in headers and reports; never taken from the request unless trustProxy */
-  readonly publicBaseUrl: string;
+  /**
+   * absolute base of the URLs put in headers and reports (PUBLIC_BASE_URL); when unset, the
+   * address the service listens on. Never taken from a request's Host or X-Forwarded-* headers.
+   */
+  readonly publicBaseUrl?: string;
   readonly trustProxy: boolean;
   readonly logLevel: string;
   readonly pool: {
@@ -25,6 +28,8 @@ export interface Config {
     readonly batchBytes: number;
     /** batches of one job in the workers at once, beyond which reading the upload pauses */
     readonly inFlightPerJob: number;
+    /** complete lines waiting this long for more input are parsed at once (live uploads) */
+    readonly flushAfterMs: number;
   };
   readonly limits: {
     /** a pending line longer than this (bytes) fails the job with 4022 */
@@ -103,7 +108,6 @@ export function readConfig(env: NodeJS.ProcessEnv = process.env, overrides: Part
   const port = int(env, 'PORT', 59599);
   const varDir = dir(env, 'VAR_DIR', join(PROJECT_ROOT, 'var'));
   const reposDir = dir(env, 'REPOS_DIR', join(PROJECT_ROOT, 'repos'));
-  const shownHost = host === '0.0.0.0' || host === '::' ? 'localhost' : host;
   const config: Config = {
     host,
     port,
@@ -113,13 +117,14 @@ export function readConfig(env: NodeJS.ProcessEnv = process.env, overrides: Part
     middlewaresDir: join(reposDir, 'middlewares'),
     resourcesDir: join(reposDir, 'resources'),
     publicDir: join(PROJECT_ROOT, 'public'),
-    publicBaseUrl: (env.PUBLIC_BASE_URL || `http://${shownHost}:${port}`).replace(/\/+$/, ''),
+    publicBaseUrl: env.PUBLIC_BASE_URL ? env.PUBLIC_BASE_URL.replace(/\/+$/, '') : undefined,
     trustProxy: bool(env, 'TRUST_PROXY', false),
     logLevel: env.LOG_LEVEL || 'info',
     pool: {
       threads: int(env, 'POOL_THREADS', Math.max(1, availableParallelism())),
       batchBytes: int(env, 'BATCH_BYTES', 256 * 1024),
       inFlightPerJob: int(env, 'BATCHES_IN_FLIGHT', 4),
+      flushAfterMs: int(env, 'FLUSH_AFTER_MS', 100),
     },
     limits: {
       maxLineBytes: int(env, 'MAX_LINE_BYTES', 100_000),

@@ -15,6 +15,20 @@ import type { StatusFilter } from './stages/validity.js';
 /** Request headers as Node gives them: lower-cased names. */
 export type RequestHeaders = Readonly<Record<string, string | string[] | undefined>>;
 
+/** Geolocation fields (reference table of the Geoip header); the first three are the default columns. */
+export const GEOIP_FIELDS = ['geoip-country', 'geoip-latitude', 'geoip-longitude', 'geoip-host', 'geoip-region', 'geoip-city', 'geoip-coordinates'] as const;
+
+function readGeoip(value: string | undefined): string[] {
+  const v = value?.trim().toLowerCase();
+  if (v === undefined || v === '') return GEOIP_FIELDS.slice(0, 3);
+  if (v === 'none') return [];
+  if (v === 'all') return [...GEOIP_FIELDS];
+  const fields = v.split(',').map((f) => f.trim()).filter(Boolean);
+  const bad = fields.find((f) => !(GEOIP_FIELDS as readonly string[]).includes(f));
+  if (bad !== undefined) throw new StatusError(4019, `Geoip: unknown field ${JSON.stringify(bad)} (known: none, all, ${GEOIP_FIELDS.join(', ')})`);
+  return fields;
+}
+
 export const TRACE_LEVELS = ['error', 'warn', 'info', 'verbose', 'debug'] as const;
 export type TraceLevel = (typeof TRACE_LEVELS)[number];
 
@@ -31,6 +45,10 @@ export interface JobOptions {
   readonly contentEncoding?: 'gzip' | 'deflate';
   readonly output: OutputFormat;
   readonly outputFields: OutputFieldsSpec;
+  /** columns added by the per-event stages, in chain order (geolocation…) */
+  readonly stageFields: readonly string[];
+  /** the Geoip selection ([] when off) */
+  readonly geoip: readonly string[];
   readonly responseEncoding: ResponseEncoding;
   readonly cleanOnly: boolean;
   readonly crypt?: { readonly fields: readonly string[]; readonly salt: string; readonly algorithm: string };
@@ -165,8 +183,9 @@ export function readJobOptions(headers: RequestHeaders, ctx: OptionsContext): Jo
   const cleanOnly = flag(header(headers, 'clean-only'), false);
   const output = negotiateOutput(header(headers, 'accept'), cleanOnly);
   const outputFields = parseOutputFields(header(headers, 'output-fields'));
+  const geoip = readGeoip(header(headers, 'geoip'));
   // The salt is drawn here, once per job, so that every worker hashes with the same key.
-  const salt = header(headers, 'crypting-salt') ?? randomBytes(40).toString('base64');
+  const salt = header(headers, 'crypting-salt') || randomBytes(40).toString('base64');
   const algorithm = header(headers, 'crypting-algorithm')?.trim() || 'sha1';
   const crypter = createCrypter({ fields: header(headers, 'crypted-fields'), salt, algorithm });
   const forceParser = header(headers, 'force-parser')?.trim() || undefined;
@@ -190,6 +209,8 @@ export function readJobOptions(headers: RequestHeaders, ctx: OptionsContext): Jo
     contentEncoding: readContentEncoding(header(headers, 'content-encoding')),
     output,
     outputFields,
+    stageFields: geoip,
+    geoip,
     responseEncoding,
     cleanOnly,
     crypt: crypter ? { fields: crypter.fields, salt, algorithm } : undefined,

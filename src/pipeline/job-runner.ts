@@ -29,6 +29,8 @@ export interface JobInput {
 
 export interface JobDeps {
   readonly config: Config;
+  /** base of the absolute URLs of the job's files */
+  readonly baseUrl: string;
   readonly pool: ParsingPool;
   readonly store: JobStore;
   /** app and data versions added to every event and to the report */
@@ -51,6 +53,12 @@ export function isAsciiCompatible(charset: string): boolean {
 }
 
 const REPORT_INTERVAL_MS = 4000;
+
+/** The errors reading a request raises when its client went away mid-upload. */
+function clientGone(err: unknown): boolean {
+  const e = err as NodeJS.ErrnoException | undefined;
+  return e?.code === 'ECONNRESET' || e?.code === 'ERR_STREAM_PREMATURE_CLOSE' || e?.message === 'aborted';
+}
 
 async function* transcodeToUtf8(source: AsyncIterable<Uint8Array>, charset: string): AsyncIterable<Uint8Array> {
   const decoder = iconv.getDecoder(charset);
@@ -110,7 +118,7 @@ export class Job {
     this.id = meta.id;
     this.dir = join(deps.config.varDir, 'jobs', this.id);
     this.batchCharset = isAsciiCompatible(options.requestCharset) ? options.requestCharset : 'utf-8';
-    const base = `${deps.config.publicBaseUrl}/${this.id}`;
+    const base = `${deps.baseUrl}/${this.id}`;
     this.report = newReport({
       'ezPAARSE-version': deps.versions.ezpaarse_version,
       'logsift-version': deps.versions.ezpaarse_version,
@@ -175,7 +183,7 @@ export class Job {
 
   /** Output columns: known once the format is (its properties become columns). */
   columns(): string[] {
-    return computeColumns(this.options.outputFields, [], this.format?.fieldNames ?? this.options.format?.fieldNames ?? []);
+    return computeColumns(this.options.outputFields, this.options.stageFields, this.format?.fieldNames ?? this.options.format?.fieldNames ?? []);
   }
 
   /** Runs the job to its end; never throws (the outcome is recorded and answered). */
@@ -189,6 +197,7 @@ export class Job {
         const batches = lineBatches(this.batchBytes(this.countBytes(input.bytes)), {
           batchBytes: this.deps.config.pool.batchBytes,
           maxLineBytes: this.deps.config.limits.maxLineBytes,
+          flushAfterMs: this.deps.config.pool.flushAfterMs,
         });
         for await (const batch of batches) {
           if (this.aborted) break;
@@ -434,7 +443,8 @@ export class Job {
   }
 
   private async terminate(err: unknown): Promise<JobOutcome> {
-    const error = isStatusError(err) ? err : new StatusError(5000, (err as Error)?.message ?? String(err));
+    const error = isStatusError(err) ? err : clientGone(err) ? new StatusError(4039, 'the client closed the connection')
+      : new StatusError(5000, (err as Error)?.message ?? String(err));
     if (!this.failure) this.failure = error;
     if (!this.abortController.signal.aborted) this.abortController.abort(error);
     await this.settle().catch(() => undefined);

@@ -105,9 +105,10 @@ async function handleJobRequest(app: FastifyInstance, request: FastifyRequest, r
 
 async function runJob(app: FastifyInstance, request: FastifyRequest, res: ServerResponse, options: JobOptions, lease: RuntimeLease): Promise<void> {
   const id = randomUUID();
-  const headers = jobHeaders(app.config.publicBaseUrl, id, options, app.appVersion);
+  const baseUrl = app.baseUrl();
+  const headers = jobHeaders(baseUrl, id, options, app.appVersion);
   const job = new Job(
-    { config: app.config, pool: lease.pool, store: app.jobStore, versions: lease.versions },
+    { config: app.config, baseUrl, pool: lease.pool, store: app.jobStore, versions: lease.versions },
     options,
     { id, userAgent: header(request.headers, 'user-agent') },
   );

@@ -1,6 +1,7 @@
-import type { FastifyInstance, FastifyReply } from 'fastify';
+import type { FastifyInstance } from 'fastify';
 import { Type, type TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
 import { UpdateError } from '../updates/operations.js';
+import type { PartName } from '../updates/parts.js';
 
 const StatusRecord = Type.Object({
   'is-git-repo': Type.Boolean(),
@@ -43,18 +44,17 @@ const PartParams = Type.Object({ part: Type.String() });
 const YesNo = Type.Union([Type.Literal('yes'), Type.Literal('no')]);
 const Flag = Type.Union([Type.Literal('1'), Type.Literal('0'), Type.Literal('true'), Type.Literal('false')]);
 
-const errors = { 400: ErrorBody, 401: ErrorBody, 403: ErrorBody, 404: ErrorBody, 409: ErrorBody, 500: ErrorBody, 502: ErrorBody };
+const errors = { 400: ErrorBody, 401: ErrorBody, 403: ErrorBody, 404: ErrorBody, 409: ErrorBody, 413: ErrorBody, 500: ErrorBody, 502: ErrorBody };
 
 const ERROR_TEXT: Record<number, string> = {
-  400: 'Bad Request', 404: 'Not Found', 409: 'Conflict', 500: 'Internal Server Error', 502: 'Bad Gateway',
+  400: 'Bad Request', 404: 'Not Found', 409: 'Conflict', 413: 'Payload Too Large', 500: 'Internal Server Error', 502: 'Bad Gateway',
 };
 
-/** The error body of reference 0.3; an unexpected error is a 500 with `fallback` and its reason. */
-function sendError(reply: FastifyReply, err: unknown, fallback: string): FastifyReply {
-  const e = err instanceof UpdateError ? err : new UpdateError(500, fallback, (err as Error)?.message ?? String(err));
+/** The error body of reference 0.3: a stable code in `message`, the reason in `detail`. */
+function errorBody(e: UpdateError): { statusCode: number; error: string; message: string; detail?: string } {
   const body: { statusCode: number; error: string; message: string; detail?: string } = { statusCode: e.http, error: ERROR_TEXT[e.http] ?? 'Error', message: e.code };
   if (e.detail) body.detail = e.detail;
-  return reply.code(e.http).send(body);
+  return body;
 }
 
 /** Accepted PUT bodies: none, the text `uptodate`, or JSON `{"to":"uptodate"}` (reference 3.3). */
@@ -82,6 +82,24 @@ export default async function adminUpdateRoutes(fastify: FastifyInstance): Promi
   app.removeAllContentTypeParsers();
   app.addContentTypeParser('*', { parseAs: 'string', bodyLimit: 4096 }, (_req, body, done) => done(null, body));
 
+  // Handlers throw; refusals (UpdateError) keep their status, anything unexpected is a 500 with its reason.
+  app.setErrorHandler((err: Error & { validation?: unknown; statusCode?: number; code?: string }, request, reply) => {
+    let e: UpdateError;
+    if (err instanceof UpdateError) e = err;
+    else if (err.validation) e = new UpdateError(400, 'invalidRequest', err.message);
+    else if (err.statusCode && err.statusCode < 500) e = new UpdateError(err.statusCode, err.code ?? 'badRequest', err.message);
+    else {
+      request.log.error({ err }, 'update route failed');
+      e = new UpdateError(500, request.method === 'GET' ? 'statusFailed' : 'updateFailed', err.message);
+    }
+    return reply.code(e.http).send(errorBody(e));
+  });
+
+  const knownPart = (part: string): PartName => {
+    if (!app.updates.has(part)) throw new UpdateError(404, 'unknownRepository');
+    return part;
+  };
+
   app.get('/api/admin/:part/status', {
     preHandler: app.requireAdmin,
     schema: {
@@ -89,16 +107,9 @@ export default async function adminUpdateRoutes(fastify: FastifyInstance): Promi
       querystring: Type.Object({ refresh: Type.Optional(Flag) }),
       response: { 200: StatusRecord, ...errors },
     },
-  }, async (request, reply) => {
-    const { part } = request.params;
-    try {
-      if (!app.updates.has(part)) throw new UpdateError(404, 'unknownRepository');
-      const refresh = request.query.refresh === '1' || request.query.refresh === 'true';
-      return await app.updates.status(part, { refresh });
-    } catch (err) {
-      if (!(err instanceof UpdateError)) request.log.error({ err, part }, 'status record failed');
-      return sendError(reply, err, 'statusFailed');
-    }
+  }, async (request) => {
+    const refresh = request.query.refresh === '1' || request.query.refresh === 'true';
+    return app.updates.status(knownPart(request.params.part), { refresh });
   });
 
   app.put('/api/admin/:part/status', {
@@ -113,20 +124,12 @@ export default async function adminUpdateRoutes(fastify: FastifyInstance): Promi
       response: { 200: StatusRecord, 202: Type.Object({ status: Type.Literal('started') }), ...errors },
     },
   }, async (request, reply) => {
-    const { part } = request.params;
+    const part = knownPart(request.params.part);
+    if (!isUpdateBody(request.body)) throw new UpdateError(400, 'invalidBody', 'send no body, "uptodate" or {"to":"uptodate"}');
     const force = request.query.force === 'yes';
-    try {
-      if (!app.updates.has(part)) throw new UpdateError(404, 'unknownRepository');
-      if (!isUpdateBody(request.body)) throw new UpdateError(400, 'invalidBody', 'send no body, "uptodate" or {"to":"uptodate"}');
-      if (part === 'app') {
-        await app.appUpdater.start({ version: request.query.version ?? 'stable', force, rebuild: request.query.rebuild !== 'no' });
-        return await reply.code(202).send({ status: 'started' as const });
-      }
-      return await app.updates.update(part, { force });
-    } catch (err) {
-      if (!(err instanceof UpdateError)) request.log.error({ err, part }, 'update failed');
-      return sendError(reply, err, 'updateFailed');
-    }
+    if (part !== 'app') return app.updates.update(part, { force });
+    await app.appUpdater.start({ version: request.query.version ?? 'stable', force, rebuild: request.query.rebuild !== 'no' });
+    return reply.code(202).send({ status: 'started' as const });
   });
 
   app.get('/api/admin/app/update-log', {

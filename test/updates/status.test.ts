@@ -1,13 +1,14 @@
-import t, { type Test } from 'tap';
+import t from 'tap';
 import { existsSync } from 'node:fs';
 import { mkdir, readFile, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import type { FastifyInstance } from 'fastify';
 import { fs, git, http } from '../../src/updates/git.js';
 import { APP_VERSION } from '../../src/version.js';
-import { startGitServer, type GitServer } from '../helpers/git-server.js';
+import { startGitServer } from '../helpers/git-server.js';
 import { applyChanges, cloneInto, commitLocally, demoPlatform, Upstream } from '../helpers/git-fixtures.js';
 import { adminHeaders, startService, tempDir } from '../helpers/service.js';
+import { platformsClone } from '../helpers/platforms-part.js';
 
 const HOUR = '3600000';
 
@@ -17,30 +18,8 @@ async function status(app: FastifyInstance, part: string, query = ''): Promise<R
   return res.json();
 }
 
-interface Setup {
-  app: FastifyInstance;
-  up: Upstream;
-  server: GitServer;
-  dir: string;
-  gitdir: string;
-}
-
-/** An origin with the demo platform, cloned as the platforms part (metadata under repos/.gitdirs). */
-async function withClone(t: Test): Promise<Setup> {
-  const root = await tempDir(t);
-  const server = await startGitServer(join(root, 'served'));
-  t.teardown(() => server.close());
-  const up = new Upstream(server.root, server.url, 'platforms');
-  await up.init(demoPlatform('ARTICLE'));
-  const dir = join(root, 'repos', 'platforms');
-  const gitdir = join(root, 'repos', '.gitdirs', 'platforms');
-  await cloneInto(up.url, dir, gitdir);
-  const { app } = await startService(t, root, { env: { PLATFORMS_ORIGIN: up.url, UPDATES_FETCH_INTERVAL_MS: HOUR } });
-  return { app, up, server, dir, gitdir };
-}
-
 t.test('1. a fresh clone without tags is up to date', async (t) => {
-  const { app, up, dir } = await withClone(t);
+  const { app, up, dir } = await platformsClone(t, { UPDATES_FETCH_INTERVAL_MS: HOUR });
   const r = await status(app, 'platforms');
   t.same(Object.keys(r).slice(0, 8), ['is-git-repo', 'current', 'head', 'tag', 'from-head', 'from-tag', 'local-commits', 'local-changes'], 'the reference keys, in its order');
   t.match(r, {
@@ -56,7 +35,7 @@ t.test('1. a fresh clone without tags is up to date', async (t) => {
 });
 
 t.test('2. a new commit on the origin: outdated once fetched', async (t) => {
-  const { app, up } = await withClone(t);
+  const { app, up } = await platformsClone(t, { UPDATES_FETCH_INTERVAL_MS: HOUR });
   const before = await status(app, 'platforms');
   const next = await up.commit({ 'demo/rules.yaml': demoPlatform('BOOK')['demo/rules.yaml'] }, 'books now');
   const cached = await status(app, 'platforms');
@@ -71,7 +50,7 @@ t.test('2. a new commit on the origin: outdated once fetched', async (t) => {
 });
 
 t.test('5. a local commit', async (t) => {
-  const { app, dir, gitdir } = await withClone(t);
+  const { app, dir, gitdir } = await platformsClone(t, { UPDATES_FETCH_INTERVAL_MS: HOUR });
   await commitLocally(dir, gitdir, { 'demo/notes.txt': 'mine' }, 'a local note');
   const r = await status(app, 'platforms', '?refresh=1');
   t.equal(r['local-commits'], true);
@@ -80,7 +59,7 @@ t.test('5. a local commit', async (t) => {
 });
 
 t.test('6. local changes: tracked files count, untracked ones do not', async (t) => {
-  const { app, dir } = await withClone(t);
+  const { app, dir } = await platformsClone(t, { UPDATES_FETCH_INTERVAL_MS: HOUR });
   const file = join(dir, 'demo', 'rules.yaml');
   const original = await readFile(file, 'utf8');
   await writeFile(file, `${original}# edited\n`);
@@ -93,7 +72,7 @@ t.test('6. local changes: tracked files count, untracked ones do not', async (t)
 });
 
 t.test('10. origin unreachable: 200 with the local record and an error', async (t) => {
-  const { app, server } = await withClone(t);
+  const { app, server } = await platformsClone(t, { UPDATES_FETCH_INTERVAL_MS: HOUR });
   const ok = await status(app, 'platforms');
   await server.close();
   const r = await status(app, 'platforms', '?refresh=1');
@@ -165,4 +144,19 @@ t.test('unknown part, missing credentials', async (t) => {
   t.equal(anonymous.statusCode, 401);
   const wrong = await app.inject({ method: 'PUT', url: '/api/admin/platforms/status', headers: { authorization: `Basic ${Buffer.from('admin@example.org:nope').toString('base64')}` } });
   t.equal(wrong.statusCode, 401);
+});
+
+t.test('a linked worktree cannot be read: 500 statusFailed saying why', async (t) => {
+  const root = await tempDir(t);
+  await mkdir(join(root, 'repos', 'platforms'), { recursive: true });
+  const appDir = join(root, 'app');
+  const linked = join(root, 'main', '.git', 'worktrees', 'app');
+  await mkdir(join(linked, 'objects'), { recursive: true });
+  await writeFile(join(linked, 'commondir'), '../..\n');
+  await mkdir(appDir);
+  await writeFile(join(appDir, '.git'), `gitdir: ${linked}\n`);
+  const { app } = await startService(t, root, { env: { APP_DIR: appDir } });
+  const res = await app.inject({ url: '/api/admin/app/status', headers: adminHeaders() });
+  t.equal(res.statusCode, 500);
+  t.match(res.json(), { message: 'statusFailed', detail: /linked git worktree/ });
 });

@@ -1,4 +1,4 @@
-import t, { type Test } from 'tap';
+import t from 'tap';
 import { request as httpRequest, type ClientRequest } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { readFile, writeFile } from 'node:fs/promises';
@@ -6,33 +6,12 @@ import { join } from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
 import type { FastifyInstance } from 'fastify';
 import { fs, git } from '../../src/updates/git.js';
-import { startGitServer, type GitServer } from '../helpers/git-server.js';
-import { applyChanges, cloneInto, commitLocally, demoPlatform, Upstream } from '../helpers/git-fixtures.js';
+import { startGitServer } from '../helpers/git-server.js';
+import { applyChanges, commitLocally, demoPlatform, Upstream } from '../helpers/git-fixtures.js';
 import { adminHeaders, startService, tempDir } from '../helpers/service.js';
+import { platformsClone } from '../helpers/platforms-part.js';
 
 const FORMAT = '%h %l %u %t "%r" %s %b';
-
-interface Setup {
-  app: FastifyInstance;
-  up: Upstream;
-  server: GitServer;
-  dir: string;
-  gitdir: string;
-  varDir: string;
-}
-
-async function withClone(t: Test, env: Record<string, string> = {}): Promise<Setup> {
-  const root = await tempDir(t);
-  const server = await startGitServer(join(root, 'served'));
-  t.teardown(() => server.close());
-  const up = new Upstream(server.root, server.url, 'platforms');
-  await up.init(demoPlatform('ARTICLE'));
-  const dir = join(root, 'repos', 'platforms');
-  const gitdir = join(root, 'repos', '.gitdirs', 'platforms');
-  await cloneInto(up.url, dir, gitdir);
-  const { app, config } = await startService(t, root, { env: { PLATFORMS_ORIGIN: up.url, ...env } });
-  return { app, up, server, dir, gitdir, varDir: config.varDir };
-}
 
 function put(app: FastifyInstance, part: string, query = '', body?: string, contentType?: string) {
   const headers: Record<string, string> = adminHeaders();
@@ -43,7 +22,7 @@ function put(app: FastifyInstance, part: string, query = '', body?: string, cont
 const headOf = (gitdir: string) => git.resolveRef({ fs, gitdir, ref: 'HEAD' });
 
 t.test('8. local changes refuse the update; force=yes discards them', async (t) => {
-  const { app, up, dir, gitdir } = await withClone(t);
+  const { app, up, dir, gitdir } = await platformsClone(t);
   const next = await up.commit(demoPlatform('BOOK'), 'books');
   const file = join(dir, 'demo', 'rules.yaml');
   const edited = `${await readFile(file, 'utf8')}# local edit\n`;
@@ -65,7 +44,7 @@ t.test('8. local changes refuse the update; force=yes discards them', async (t) 
 });
 
 t.test('9. two concurrent updates: one is refused with updateInProgress', async (t) => {
-  const { app, up } = await withClone(t);
+  const { app, up } = await platformsClone(t);
   await up.commit(demoPlatform('BOOK'), 'books');
   const answers = await Promise.all([put(app, 'platforms'), put(app, 'platforms')]);
   t.same(answers.map((a) => a.statusCode).sort(), [200, 409]);
@@ -74,7 +53,7 @@ t.test('9. two concurrent updates: one is refused with updateInProgress', async 
 });
 
 t.test('10. origin unreachable: PUT answers 502 fetchFailed and touches nothing', async (t) => {
-  const { app, up, server, dir, gitdir } = await withClone(t);
+  const { app, up, server, dir, gitdir } = await platformsClone(t);
   await up.commit(demoPlatform('BOOK'), 'books');
   const before = await headOf(gitdir);
   const rules = await readFile(join(dir, 'demo', 'rules.yaml'), 'utf8');
@@ -88,7 +67,7 @@ t.test('10. origin unreachable: PUT answers 502 fetchFailed and touches nothing'
 });
 
 t.test('a diverged history is refused unless forced', async (t) => {
-  const { app, up, dir, gitdir } = await withClone(t);
+  const { app, up, dir, gitdir } = await platformsClone(t);
   const theirs = await up.commit({ 'demo/notes.txt': 'theirs' }, 'on the origin');
   await commitLocally(dir, gitdir, { 'demo/mine.txt': 'mine' }, 'here only');
   const refused = await put(app, 'platforms');
@@ -100,7 +79,7 @@ t.test('a diverged history is refused unless forced', async (t) => {
 });
 
 t.test('local commits ahead of the origin: nothing to update, they stay', async (t) => {
-  const { app, dir, gitdir } = await withClone(t);
+  const { app, dir, gitdir } = await platformsClone(t);
   const mine = await commitLocally(dir, gitdir, { 'demo/mine.txt': 'mine' }, 'here only');
   const res = await put(app, 'platforms');
   t.equal(res.statusCode, 200);
@@ -108,7 +87,7 @@ t.test('local commits ahead of the origin: nothing to update, they stay', async 
 });
 
 t.test('the body: none, "uptodate" or {"to":"uptodate"}; anything else is 400', async (t) => {
-  const { app } = await withClone(t);
+  const { app } = await platformsClone(t);
   t.equal((await put(app, 'platforms', '', 'platforms', 'text/plain')).statusCode, 400, 'the 3.x client body');
   t.equal((await put(app, 'platforms', '', 'platforms', 'text/plain')).json().message, 'invalidBody');
   t.equal((await put(app, 'platforms', '', '{"to":"latest"}', 'application/json')).statusCode, 400);
@@ -209,7 +188,7 @@ async function readReport(varDir: string, jobId: string): Promise<Record<string,
 
 t.test('an update changes the rules for the next job, not for a job still running', async (t) => {
   // One line per batch, so that the running job's lines go to its pool one at a time.
-  const { app, up, varDir } = await withClone(t, { BATCH_BYTES: '1' });
+  const { app, up, varDir } = await platformsClone(t, { BATCH_BYTES: '1' });
   await app.listen({ host: '127.0.0.1', port: 0 });
   const { port } = app.server.address() as AddressInfo;
   const oldVersion = app.platforms.version;

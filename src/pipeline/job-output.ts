@@ -104,7 +104,17 @@ export class ResponseOutput {
 
   async drained(): Promise<void> {
     if (!this.body.writableNeedDrain || this.res.destroyed) return;
-    await Promise.race([once(this.body, 'drain'), once(this.res, 'close')]);
+    // Both listeners go once either fires (a race of two once() would leave the loser's behind,
+    // one per wait, for the whole job).
+    await new Promise<void>((resolve) => {
+      const done = () => {
+        this.body.off('drain', done);
+        this.res.off('close', done);
+        resolve();
+      };
+      this.body.on('drain', done);
+      this.res.on('close', done);
+    });
   }
 
   private async endBody(tail: string, trailers: Record<string, string>): Promise<void> {

@@ -11,7 +11,7 @@ import { computeColumns } from './output-fields.js';
 import { frameFor } from './writers/index.js';
 import type { Frame } from './writers/types.js';
 import type { JobOptions } from './job-options.js';
-import type { BatchResult, EventRecord, JobSpec } from './job-spec.js';
+import { jobSpec, type BatchResult, type EventRecord, type JobSpec } from './job-spec.js';
 import { forEachLine, lineBatches } from './line-batches.js';
 import type { ParsingPool } from './parsing-pool.js';
 import { DeniedFile, type ResponseOutput } from './job-output.js';
@@ -287,22 +287,12 @@ export class Job {
     g['input-format-literal'] = format.literal;
     g['input-format-regex'] = format.source;
     this.traces.info(`Log format: ${format.family} ${format.literal}`);
-    const o = this.options;
-    this.spec = {
-      id: this.id,
-      format: { family: format.family, literal: format.literal },
-      dateFormat: o.dateFormat,
+    this.spec = jobSpec(this.id, format, this.options, {
       defaultZone: this.deps.config.defaultTimeZone,
       charset: this.batchCharset,
-      output: { kind: o.output.kind, columns: this.columns() },
-      cleanOnly: o.cleanOnly,
-      crypt: o.crypt,
-      status: o.status,
-      platforms: { force: o.forceParser, only: o.filterPlatforms, wildcards: o.allowWildcards, publisher: o.forcePublisher },
-      keepLines: [...o.rejectFiles],
-      keepRaw: o.rejectFiles.has('duplicate-ecs') || o.rejectFiles.has('unordered-ecs'),
-      provenance: { ...this.deps.versions, middlewares: '' },
-    };
+      columns: this.columns(),
+      versions: this.deps.versions,
+    });
   }
 
   /** Waits for room: a free in-flight slot for this job, and drained output streams. */

@@ -22,10 +22,18 @@ class FramedSink {
   }
 
   write(text: string): boolean {
-    const frame = this.frame;
-    const prefix = this.count === 0 ? frame.head : frame.separator;
-    this.count++;
-    return this.sink.write(frame.terminator ? prefix + text + frame.terminator : prefix + text);
+    return this.writeAll([text]);
+  }
+
+  /** Writes events in one write (one chunk on the socket rather than one per event). */
+  writeAll(texts: readonly string[]): boolean {
+    if (texts.length === 0) return true;
+    const { head, separator, terminator = '' } = this.frame;
+    let out = this.count === 0 ? head : separator;
+    out += texts[0] + terminator;
+    for (let i = 1; i < texts.length; i++) out += separator + texts[i] + terminator;
+    this.count += texts.length;
+    return this.sink.write(out);
   }
 
   /** the tail when something was written (a job with no event sends an empty body) */
@@ -98,8 +106,14 @@ export class ResponseOutput {
 
   /** Writes an event; false means: wait for drained() before writing more. */
   write(text: string): boolean {
+    return this.writeAll([text]);
+  }
+
+  /** Writes events at once (in one chunk); false means: wait for drained() before writing more. */
+  writeAll(texts: readonly string[]): boolean {
+    if (texts.length === 0) return true;
     this.head();
-    return this.framed.write(text);
+    return this.framed.writeAll(texts);
   }
 
   async drained(): Promise<void> {
@@ -168,6 +182,10 @@ export class DeniedFile {
 
   write(text: string): boolean {
     return this.framed.write(text);
+  }
+
+  writeAll(texts: readonly string[]): boolean {
+    return this.framed.writeAll(texts);
   }
 
   async drained(): Promise<void> {

@@ -97,7 +97,12 @@ export class Job {
   private nextSeq = 0;
   private readonly inflight = new Set<Promise<void>>();
   private readonly ordered = new Map<number, BatchResult>();
-  private readonly platformsSeen = new Set<string>();
+  private readonly platformCounts = new Map<string, { key: string; n: number }>();
+  private readonly rtypeCounts = new Map<string, { key: string; n: number }>();
+  private readonly mimeCounts = new Map<string, { key: string; n: number }>();
+  /** texts of the events emitted by the batch being handled, written when it is done */
+  private eventTexts: string[] = [];
+  private deniedTexts: string[] = [];
   private wantFirstEvent = true;
   private readonly unknownDomains = new Map<string, number>();
   private traces!: JobTraces;
@@ -217,6 +222,7 @@ export class Job {
       if (this.failure) throw this.failure;
       if (!this.parsedAny) throw new StatusError(4003, this.linesRead === 0 ? 'the request held no line' : `none of the ${this.linesRead} lines read matches the log format`);
       this.sequential.end(this.sink);
+      this.flushEvents();
       return await this.complete();
     } catch (err) {
       return await this.terminate(err);
@@ -333,6 +339,8 @@ export class Job {
         this.handle(r);
       } catch (err) {
         this.abort(isStatusError(err) ? err : new StatusError(5000, (err as Error).message));
+      } finally {
+        this.flushEvents();
       }
     }
   }
@@ -361,27 +369,48 @@ export class Job {
   private emit(event: EventRecord): void {
     if (event.denied) {
       this.denied++;
-      this.deniedFile.write(event.text);
+      this.deniedTexts.push(event.text);
       return;
     }
     this.events++;
-    this.output.write(event.text);
+    this.eventTexts.push(event.text);
     if (this.wantFirstEvent && event.json) {
       this.wantFirstEvent = false;
       this.report.first_event = JSON.parse(event.json);
     }
     if (this.options.cleanOnly) return;
-    const stats = this.report.stats;
-    const bump = (key: string) => { stats[key] = ((stats[key] as number | undefined) ?? 0) + 1; };
-    if (event.platform) {
-      bump(`platform-${event.platform}`);
-      if (!this.platformsSeen.has(event.platform)) {
-        this.platformsSeen.add(event.platform);
-        stats.platforms = this.platformsSeen.size;
-      }
+    if (event.platform) this.count(this.platformCounts, 'platform-', event.platform);
+    if (event.rtype) this.count(this.rtypeCounts, 'rtype-', event.rtype);
+    if (event.mime) this.count(this.mimeCounts, 'mime-', event.mime);
+  }
+
+  /**
+   * Counts an event in the report's stats. The counts live in maps keyed by the value (no key
+   * text built per event) and are copied into the stats when the report is written; a key enters
+   * the stats when first seen, so that their order is the order of first appearance.
+   */
+  private count(counts: Map<string, { key: string; n: number }>, prefix: string, value: string): void {
+    let c = counts.get(value);
+    if (c === undefined) {
+      c = { key: prefix + value, n: 0 };
+      counts.set(value, c);
+      const stats = this.report.stats;
+      stats[c.key] ??= 0;
+      if (counts === this.platformCounts) stats.platforms = counts.size;
     }
-    if (event.rtype) bump(`rtype-${event.rtype}`);
-    if (event.mime) bump(`mime-${event.mime}`);
+    c.n++;
+  }
+
+  /** Writes the events of a batch as one chunk (and the denied ones as another). */
+  private flushEvents(): void {
+    if (this.eventTexts.length > 0) {
+      this.output.writeAll(this.eventTexts);
+      this.eventTexts = [];
+    }
+    if (this.deniedTexts.length > 0) {
+      this.deniedFile.writeAll(this.deniedTexts);
+      this.deniedTexts = [];
+    }
   }
 
   progress(): JobProgress {
@@ -402,6 +431,8 @@ export class Job {
     g['process-speed'] = `${Math.round(this.linesRead / seconds)} lignes/s`;
     g['ecs-speed'] = `${Math.round(this.events / seconds)} ec/s`;
     for (const [c, n] of Object.entries(this.rejects) as Array<[RejectCategory, number]>) this.report.rejets[REJECT_COUNTERS[c]] = n;
+    const stats = this.report.stats;
+    for (const counts of [this.platformCounts, this.rtypeCounts, this.mimeCounts]) for (const { key, n } of counts.values()) stats[key] = n;
   }
 
   /** Writes report.json (atomically: a reader never sees half a file) and saves progress. */

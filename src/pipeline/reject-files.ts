@@ -2,10 +2,7 @@ import { createWriteStream, type WriteStream } from 'node:fs';
 import { once } from 'node:events';
 import { join } from 'node:path';
 import type { RejectCategory } from './stages/types.js';
-
-export function rejectFileName(category: RejectCategory): string {
-  return `lines-${category}.log`;
-}
+import { rejectFileName } from './job-files.js';
 
 /**
  * The `lines-<category>.log` files a job was asked for (Reject-Files), created at the start

@@ -1,0 +1,55 @@
+import { request as httpRequest } from 'node:http';
+
+export interface JobAnswer {
+  readonly status: number;
+  readonly headers: Headers;
+  readonly body: string;
+  /** the Job-ID header */
+  readonly id: string | null;
+}
+
+/** POSTs a log to the service and reads the whole answer. */
+export async function postJob(base: string, body: string | Uint8Array, headers: Record<string, string> = {}): Promise<JobAnswer> {
+  const res = await fetch(`${base}/`, { method: 'POST', body, headers: { Accept: 'text/csv', ...headers } });
+  const text = await res.text();
+  return { status: res.status, headers: res.headers, body: text, id: res.headers.get('job-id') };
+}
+
+export interface Fetched {
+  readonly status: number;
+  readonly headers: Headers;
+  readonly body: string;
+}
+
+export async function get(url: string, headers: Record<string, string> = {}): Promise<Fetched> {
+  const res = await fetch(url, { headers });
+  return { status: res.status, headers: res.headers, body: await res.text() };
+}
+
+/** GETs a path exactly as written (no URL normalisation of `..`, `%2e`, backslashes). */
+export function rawGet(base: string, path: string): Promise<{ status: number; headers: Record<string, string | string[] | undefined>; body: string }> {
+  const { hostname, port } = new URL(base);
+  return new Promise((resolve, reject) => {
+    const req = httpRequest({ hostname, port, path, method: 'GET' }, (res) => {
+      let body = '';
+      res.setEncoding('utf8');
+      res.on('data', (c: string) => { body += c; });
+      res.on('end', () => resolve({ status: res.statusCode ?? 0, headers: res.headers, body }));
+      res.on('error', reject);
+    });
+    req.on('error', reject);
+    req.end();
+  });
+}
+
+/** The non-empty lines of a text (CSV records, reject-file lines). */
+export function lines(text: string): string[] {
+  return text.split(/\r?\n/).filter((l) => l !== '');
+}
+
+/** The parsed report.json of a job. */
+export async function report(base: string, id: string): Promise<Record<string, Record<string, unknown>>> {
+  const res = await fetch(`${base}/${id}/job-report.json`);
+  if (res.status !== 200) throw new Error(`report of ${id}: HTTP ${res.status}`);
+  return (await res.json()) as Record<string, Record<string, unknown>>;
+}

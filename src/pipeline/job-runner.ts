@@ -272,26 +272,30 @@ export class Job {
   private gate(batch: Uint8Array): Uint8Array | undefined {
     let from: number | undefined;
     const rejected: string[] = [];
-    forEachLine(batch, (bytes, start) => {
-      const line = this.decodeLine(bytes);
-      if (line === '') return true;
-      this.report.general['input-first-line'] ??= line;
-      const format = this.options.format ?? detectFormat(line);
-      if (format && parseLine(format, line)) {
-        this.format = format;
-        from = start;
-        return false;
-      }
-      this.linesRead++;
-      this.gateFailures++;
-      rejected.push(line);
-      this.traces.warn(`Line ${this.linesRead} does not match the log format: ${line.slice(0, 300)}`);
-      if (this.gateFailures >= this.options.maxParseAttempts) {
-        throw new StatusError(4003, `the first ${this.gateFailures} lines do not match ${this.options.format ? 'the given log format' : 'any known log format'} (Max-Parse-Attempts)`);
-      }
-      return true;
-    });
-    this.addRejects('unknown-formats', rejected.length, rejected);
+    try {
+      forEachLine(batch, (bytes, start) => {
+        const line = this.decodeLine(bytes);
+        if (line === '') return true;
+        this.report.general['input-first-line'] ??= line;
+        const format = this.options.format ?? detectFormat(line);
+        if (format && parseLine(format, line)) {
+          this.format = format;
+          from = start;
+          return false;
+        }
+        this.linesRead++;
+        this.gateFailures++;
+        rejected.push(line);
+        this.traces.warn(`Line ${this.linesRead} does not match the log format: ${line.slice(0, 300)}`);
+        if (this.gateFailures >= this.options.maxParseAttempts) {
+          throw new StatusError(4003, `the first ${this.gateFailures} lines do not match ${this.options.format ? 'the given log format' : 'any known log format'} (Max-Parse-Attempts)`);
+        }
+        return true;
+      });
+    } finally {
+      // Also when the job gives up (Max-Parse-Attempts): the lines it read were rejected.
+      this.addRejects('unknown-formats', rejected.length, rejected);
+    }
     if (from === undefined) return undefined;
     this.startParsing(this.format!);
     return batch.subarray(from);

@@ -42,12 +42,12 @@ export function createJobTraces(file: string, level: TraceLevel): { traces: JobT
     },
     lines,
   );
+  // Resolves once every trace is on disk and the file is closed (end() waits for the file to open).
   const close = () =>
     new Promise<void>((resolve) => {
-      destination.flush(() => {
-        destination.end();
-        resolve();
-      });
+      destination.once('close', () => resolve());
+      destination.once('error', () => resolve());
+      destination.end();
     });
   return { traces, close };
 }

@@ -31,7 +31,13 @@ export function traceLine(record: string): string {
  */
 export function createJobTraces(file: string, level: TraceLevel): { traces: JobTraces; close: () => Promise<void> } {
   const destination = pino.destination({ dest: file, sync: false, mkdir: true });
-  const lines: DestinationStream = { write: (record: string) => void destination.write(traceLine(record)) };
+  let closed: Promise<void> | undefined;
+  const lines: DestinationStream = {
+    write: (record: string) => {
+      // A trace after the file was closed (a late worker error) is dropped, never thrown.
+      if (!closed) destination.write(traceLine(record));
+    },
+  };
   const traces = pino<'verbose'>(
     {
       level: LEVELS[level],
@@ -44,11 +50,11 @@ export function createJobTraces(file: string, level: TraceLevel): { traces: JobT
   );
   // Resolves once every trace is on disk and the file is closed (end() waits for the file to open).
   const close = () =>
-    new Promise<void>((resolve) => {
+    (closed ??= new Promise<void>((resolve) => {
       destination.once('close', () => resolve());
       destination.once('error', () => resolve());
       destination.end();
-    });
+    }));
   return { traces, close };
 }
 

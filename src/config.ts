@@ -28,6 +28,8 @@ export interface Config {
     readonly batchBytes: number;
     /** batches of one job in the workers at once, beyond which reading the upload pauses */
     readonly inFlightPerJob: number;
+    /** complete lines waiting this long for more input are parsed at once (live uploads) */
+    readonly flushAfterMs: number;
   };
   readonly limits: {
     /** a pending line longer than this (bytes) fails the job with 4022 */
@@ -96,6 +98,7 @@ export function readConfig(env: NodeJS.ProcessEnv = process.env, overrides: Part
       threads: int(env, 'POOL_THREADS', Math.max(1, availableParallelism())),
       batchBytes: int(env, 'BATCH_BYTES', 256 * 1024),
       inFlightPerJob: int(env, 'BATCHES_IN_FLIGHT', 4),
+      flushAfterMs: int(env, 'FLUSH_AFTER_MS', 100),
     },
     limits: {
       maxLineBytes: int(env, 'MAX_LINE_BYTES', 100_000),

@@ -9,7 +9,7 @@ const GOOD = (minute: number) => `10.0.0.1 - A [30/Nov/2012:00:${String(minute).
 const DAY = 24 * 3600 * 1000;
 
 t.test('old jobs lose their folder and row; recent and running jobs stay', async (t) => {
-  const app = await startApp({ jobs: { retentionDays: 7, sweepIntervalMs: 0, reportIntervalMs: 4000 }, pool: { threads: 2, batchBytes: 64, inFlightPerJob: 4 } });
+  const app = await startApp({}, { JOB_RETENTION_DAYS: '7', JOB_SWEEP_INTERVAL_MS: '0', BATCH_BYTES: '64' });
   t.teardown(() => app.close());
   const dirOf = (id: string) => join(app.varDir, 'jobs', id);
 
@@ -54,7 +54,7 @@ t.test('old jobs lose their folder and row; recent and running jobs stay', async
 });
 
 t.test('retentionDays 0 keeps everything', async (t) => {
-  const app = await startApp({ jobs: { retentionDays: 0, sweepIntervalMs: 0, reportIntervalMs: 4000 } });
+  const app = await startApp({}, { JOB_RETENTION_DAYS: '0' });
   t.teardown(() => app.close());
   const id = (await postJob(app.url, GOOD(1))).id!;
   t.same(await app.app.retention.sweep(new Date(Date.now() + 365 * DAY)), []);
@@ -63,7 +63,7 @@ t.test('retentionDays 0 keeps everything', async (t) => {
 
 t.test('the periodic sweep runs on its own', async (t) => {
   // A retention of a few milliseconds, a sweep every 50 ms: a finished job disappears by itself.
-  const app = await startApp({ jobs: { retentionDays: 100 / DAY, sweepIntervalMs: 50, reportIntervalMs: 4000 } });
+  const app = await startApp({}, { JOB_RETENTION_DAYS: String(100 / DAY), JOB_SWEEP_INTERVAL_MS: '50' });
   t.teardown(() => app.close());
   const id = (await postJob(app.url, GOOD(1))).id!;
   for (let i = 0; i < 100 && app.app.jobStore.get(id); i++) await new Promise((r) => setTimeout(r, 50));

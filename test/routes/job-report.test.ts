@@ -29,7 +29,7 @@ const attr = (el: Element, name: string) => el.attrs.find((a) => a.name === name
 let app: TestApp;
 t.before(async () => {
   // Reports rewritten every 100 ms and tiny batches: a running job's report moves while it is read.
-  app = await startApp({ jobs: { retentionDays: 7, sweepIntervalMs: 0, reportIntervalMs: 100 }, pool: { threads: 2, batchBytes: 64, inFlightPerJob: 4 } });
+  app = await startApp({}, { JOB_REPORT_INTERVAL_MS: '100', BATCH_BYTES: '64' });
 });
 t.teardown(() => app.close());
 

@@ -501,8 +501,8 @@ export class Job {
     this.traceCounts();
     this.traces.info(`Job done in ${formatDuration(Date.now() - this.startedAt.getTime()).trim()}`);
     await this.writeReport();
-    this.deps.store.end(this.id, 'done', { ...this.progress(), report: this.report.toJSON() });
     await this.closeTraces();
+    this.deps.store.end(this.id, 'done', { ...this.progress(), report: this.report.toJSON() });
     await this.output.finish();
     return 'done';
   }
@@ -524,8 +524,8 @@ export class Job {
     this.traces.error(`Job ${outcome}: ${error.code} ${error.message}`);
     if (error.code === 5000 && err instanceof Error && err.stack) this.traces.error(err.stack);
     await this.writeReport();
-    this.deps.store.end(this.id, outcome, { ...this.progress(), report: this.report.toJSON() }, { code: error.code, message: error.message });
     await this.closeTraces();
+    this.deps.store.end(this.id, outcome, { ...this.progress(), report: this.report.toJSON() }, { code: error.code, message: error.message });
     if (this.output.started) await this.output.failStreaming(error.code, error.message);
     else this.onFailBeforeOutput?.(error);
     return outcome;

@@ -116,7 +116,7 @@ export class Job {
   private rejectFiles!: RejectFiles;
   private output!: ResponseOutput;
   private sequential: SequentialStage = chainSequential([]);
-  private lastReportWrite = 0;
+  private reportWrites: Promise<void> = Promise.resolve();
   private reportTimer: NodeJS.Timeout | undefined;
   private readonly batchCharset: string;
 
@@ -451,13 +451,20 @@ export class Job {
     this.report.refresh();
   }
 
-  /** Writes report.json (atomically: a reader never sees half a file) and saves progress. */
-  async writeReport(): Promise<void> {
+  /**
+   * Writes report.json (atomically: a reader never sees half a file) and saves progress. Writes
+   * run one after the other, so that a periodic write still under way never lands after the final one.
+   */
+  writeReport(): Promise<void> {
+    this.reportWrites = this.reportWrites.then(() => this.writeReportNow());
+    return this.reportWrites;
+  }
+
+  private async writeReportNow(): Promise<void> {
     if (this.speedSample.at === 0) this.speedSample.at = this.startedAt.getTime();
     this.refreshReport();
-    this.lastReportWrite = Date.now();
     const file = join(this.dir, REPORT_FILE);
-    const tmp = `${file}.${process.pid}.${this.lastReportWrite}.tmp`;
+    const tmp = `${file}.${process.pid}.tmp`;
     try {
       await writeFile(tmp, JSON.stringify(this.report, null, 2));
       await rename(tmp, file);

@@ -53,3 +53,16 @@ export async function report(base: string, id: string): Promise<Record<string, R
   if (res.status !== 200) throw new Error(`report of ${id}: HTTP ${res.status}`);
   return (await res.json()) as Record<string, Record<string, unknown>>;
 }
+
+/** A job whose upload stays open: `push` sends more text, `push(null)` ends it; `response` resolves at the first event. */
+export function openJob(base: string, first: string, headers: Record<string, string> = {}): { push: (text: string | null) => void; response: Promise<Response> } {
+  let push!: (text: string | null) => void;
+  const body = new ReadableStream<Uint8Array>({
+    start(controller) {
+      push = (text) => (text === null ? controller.close() : controller.enqueue(new TextEncoder().encode(text)));
+    },
+  });
+  push(first);
+  const response = fetch(`${base}/`, { method: 'POST', body, headers: { Accept: 'text/csv', ...headers }, duplex: 'half' } as RequestInit);
+  return { push, response };
+}

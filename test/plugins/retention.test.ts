@@ -3,7 +3,7 @@ import { existsSync } from 'node:fs';
 import { mkdir, utimes, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { startApp } from '../helpers/app.js';
-import { postJob } from '../helpers/jobs.js';
+import { openJob, postJob } from '../helpers/jobs.js';
 
 const GOOD = (minute: number) => `10.0.0.1 - A [30/Nov/2012:00:${String(minute).padStart(2, '0')}:00 +0100] "GET http://www.sciencedirect.com:80/science/article/pii/S0012160612004174 HTTP/1.1" 200 1\n`;
 const DAY = 24 * 3600 * 1000;
@@ -17,12 +17,8 @@ t.test('old jobs lose their folder and row; recent and running jobs stay', async
   t.ok(existsSync(dirOf(done)));
 
   // A job still running: its upload is left open during the sweeps.
-  let push!: (text: string | null) => void;
-  const body = new ReadableStream<Uint8Array>({
-    start(c) { push = (text) => (text === null ? c.close() : c.enqueue(new TextEncoder().encode(text))); },
-  });
-  push(GOOD(2));
-  const res = await fetch(`${app.url}/`, { method: 'POST', body, headers: { Accept: 'text/csv' }, duplex: 'half' } as RequestInit);
+  const { push, response } = openJob(app.url, GOOD(2));
+  const res = await response;
   const running = res.headers.get('job-id')!;
 
   // A folder without a row (a lost database), last changed 10 days ago, and an unrelated name.

@@ -1,5 +1,5 @@
 import t from 'tap';
-import { startApp } from '../helpers/app.js';
+import { startApp, type TestApp } from '../helpers/app.js';
 import { get, postJob, report } from '../helpers/jobs.js';
 
 const GOOD = '10.0.0.1 - A [30/Nov/2012:00:10:00 +0100] "GET http://www.sciencedirect.com:80/science/article/pii/S0012160612004174 HTTP/1.1" 200 1';
@@ -15,31 +15,33 @@ async function announcedUrls(base: string, headers: Record<string, string>) {
   return { id: res.id!, urls: [...fromHeaders, ...fromReport] };
 }
 
+let app: TestApp;
+t.before(async () => {
+  app = await startApp();
+});
+t.teardown(() => app.close());
+
 t.test('job URLs come from the listening address, never from a client Host or X-Forwarded-*', async (t) => {
-  const app = await startApp();
-  t.teardown(() => app.close());
   const { id, urls } = await announcedUrls(app.url, SPOOF);
   t.equal(urls.length, 3 + 11 + 4, 'report, traces, denied and 11 Lines-* headers; 4 URLs in the report');
   for (const url of urls) t.ok(url.startsWith(`${app.url}/${id}`), url);
 });
 
 t.test('behind a trusted proxy (TRUST_PROXY), the forwarded host and protocol', async (t) => {
-  const app = await startApp({ trustProxy: true });
-  t.teardown(() => app.close());
-  const { id, urls } = await announcedUrls(app.url, { 'X-Forwarded-Host': 'logs.example.org', 'X-Forwarded-Proto': 'https' });
+  const proxied = await startApp({ trustProxy: true });
+  t.teardown(() => proxied.close());
+  const { id, urls } = await announcedUrls(proxied.url, { 'X-Forwarded-Host': 'logs.example.org', 'X-Forwarded-Proto': 'https' });
   for (const url of urls) t.ok(url.startsWith(`https://logs.example.org/${id}`), url);
 });
 
 t.test('PUBLIC_BASE_URL wins over everything', async (t) => {
-  const app = await startApp({ publicBaseUrl: 'https://stats.example.org/logsift', trustProxy: true });
-  t.teardown(() => app.close());
-  const { id, urls } = await announcedUrls(app.url, SPOOF);
+  const configured = await startApp({ publicBaseUrl: 'https://stats.example.org/logsift', trustProxy: true });
+  t.teardown(() => configured.close());
+  const { id, urls } = await announcedUrls(configured.url, SPOOF);
   for (const url of urls) t.ok(url.startsWith(`https://stats.example.org/logsift/${id}`), url);
 });
 
 t.test('Traces-Level keeps the traces at or above the level asked for', async (t) => {
-  const app = await startApp();
-  t.teardown(() => app.close());
   const levels = ['error', 'warn', 'info', 'verbose', 'debug'];
   for (const [i, level] of levels.entries()) {
     const res = await postJob(app.url, LOG, { 'Traces-Level': level });
@@ -72,8 +74,6 @@ t.test('Traces-Level keeps the traces at or above the level asked for', async (t
 });
 
 t.test('a failed job traces its error and reports its status', async (t) => {
-  const app = await startApp();
-  t.teardown(() => app.close());
   const res = await postJob(app.url, 'nothing\nthat\nlooks\nlike\na\nlog\n', { 'Max-Parse-Attempts': '3' });
   t.equal(res.status, 400);
   t.ok(res.id, 'the error answer still names the job');

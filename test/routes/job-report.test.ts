@@ -5,7 +5,7 @@ import { gunzipSync } from 'node:zlib';
 import { parse, type DefaultTreeAdapterMap } from 'parse5';
 import { startApp, type TestApp } from '../helpers/app.js';
 import { shared } from '../helpers/shared.js';
-import { get, lines, postJob, report } from '../helpers/jobs.js';
+import { get, lines, openJob, postJob, report } from '../helpers/jobs.js';
 import { accountedLines, rejectionRate, REJECT_COUNTERS } from '../../src/pipeline/job-report.js';
 import { REJECT_CATEGORIES, type RejectCategory } from '../../src/pipeline/stages/types.js';
 
@@ -114,15 +114,8 @@ t.test('sd.2012-11-30.300.log: the counts add up and the HTML form renders', { s
 
 t.test('a running job: its report says Job-Done false with growing counts, then the final one', async (t) => {
   const line = (i: number) => `10.0.0.1 - USER${i} [30/Nov/2012:00:${String(10 + (i % 50)).padStart(2, '0')}:00 +0100] "GET http://www.sciencedirect.com:80/science/article/pii/S00121606120${String(10000 + i)} HTTP/1.1" 200 1000\n`;
-  let push!: (text: string | null) => void;
-  const body = new ReadableStream<Uint8Array>({
-    start(controller) {
-      push = (text) => (text === null ? controller.close() : controller.enqueue(new TextEncoder().encode(text)));
-    },
-  });
-  push(line(0));
-  const answer = fetch(`${app.url}/`, { method: 'POST', body, headers: { Accept: 'text/csv' }, duplex: 'half' } as RequestInit);
-  const res = await answer; // the head goes out with the first event
+  const { push, response } = openJob(app.url, line(0));
+  const res = await response; // the head goes out with the first event
   const id = res.headers.get('job-id')!;
   const reader = res.body!.getReader();
   const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));

@@ -5,19 +5,22 @@ import { PROJECT_ROOT } from './paths.js';
 import { readBuildInfo, type BuildInfo } from './build-info.js';
 import databasePlugin from './plugins/database.js';
 import platformsPlugin from './plugins/platforms.js';
-import poolPlugin from './plugins/pool.js';
 import jobsPlugin from './plugins/jobs.js';
 import retentionPlugin from './plugins/retention.js';
+import authPlugin from './plugins/auth.js';
+import updatesPlugin, { type UpdatesPluginOptions } from './plugins/updates.js';
+import adminUpdateRoutes from './routes/admin-updates.js';
 import jobRoutes from './routes/jobs.js';
-import jobFileRoutes from './routes/job-files.js';
+import jobFileRoutes, { jobFileAccess } from './routes/job-files.js';
 import infoRoutes from './routes/info.js';
+import adminUserRoutes from './routes/admin-users.js';
+import adminJobRoutes from './routes/admin-jobs.js';
+import homeRoutes from './routes/home.js';
 
 declare module 'fastify' {
   interface FastifyInstance {
     config: Config;
     appVersion: string;
-    /** provenance fields added to every event */
-    versions: Readonly<Record<string, string>>;
     /** the service's source revision (job reports) */
     buildInfo: BuildInfo;
     /**
@@ -27,6 +30,11 @@ declare module 'fastify' {
      */
     baseUrl(request?: FastifyRequest): string;
   }
+}
+
+export interface BuildOptions {
+  /** tests: the install/build/exit steps of the app update replaced by recorders */
+  readonly updates?: UpdatesPluginOptions;
 }
 
 function listeningUrl(app: FastifyInstance, request?: FastifyRequest): string {
@@ -40,7 +48,7 @@ function listeningUrl(app: FastifyInstance, request?: FastifyRequest): string {
 }
 
 /** Builds the service (not listening): plugins for shared services, then the route families. */
-export async function buildApp(config: Config, logger: boolean | object = { level: config.logLevel }): Promise<FastifyInstance> {
+export async function buildApp(config: Config, logger: boolean | object = { level: config.logLevel }, options: BuildOptions = {}): Promise<FastifyInstance> {
   const app = Fastify({
     logger,
     trustProxy: config.trustProxy,
@@ -56,24 +64,21 @@ export async function buildApp(config: Config, logger: boolean | object = { leve
   app.decorate('buildInfo', await readBuildInfo(PROJECT_ROOT));
   await app.register(databasePlugin);
   await app.register(platformsPlugin);
-  await app.register(poolPlugin);
   await app.register(jobsPlugin);
   await app.register(retentionPlugin);
-  app.decorate('versions', {
-    ezpaarse_version: APP_VERSION,
-    ezpaarse_date: new Date().toISOString().slice(0, 10),
-    platforms_version: app.platforms.version,
-    platforms_date: app.platforms.date,
-    middlewares_version: '',
-    middlewares_date: '',
-  });
+  await app.register(authPlugin);
+  await app.register(updatesPlugin, options.updates ?? {});
   app.addHook('onSend', async (_request, reply) => {
     reply.header('ezPAARSE-Version', APP_VERSION);
   });
   await app.register(infoRoutes, { prefix: '/info' });
   await app.register(infoRoutes, { prefix: '/api/info' });
+  await app.register(adminUserRoutes, { prefix: '/api/admin' });
+  await app.register(adminJobRoutes, { prefix: '/api/admin' });
+  await app.register(homeRoutes);
+  await app.register(adminUpdateRoutes);
   await app.register(jobRoutes);
-  await app.register(jobFileRoutes);
-  await app.register(jobFileRoutes, { prefix: '/api/logs' });
+  await app.register(jobFileRoutes, { access: jobFileAccess(app) });
+  await app.register(jobFileRoutes, { prefix: '/api/logs', access: jobFileAccess(app) });
   return app;
 }

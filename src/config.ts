@@ -51,6 +51,50 @@ export interface Config {
   };
   /** time zone of log dates written without an offset: an IANA name, or `local` */
   readonly defaultTimeZone: string;
+  readonly auth: {
+    /** when job submission and job files need a login (README, "Accounts and access") */
+    readonly jobs: JobAuthPolicy;
+    /** failed logins from one client address within the window, after which it gets 429 (0 = no limit) */
+    readonly maxFailuresPerAddress: number;
+    /** failed logins on one account within the window, after which it gets 429 (0 = no limit) */
+    readonly maxFailuresPerAccount: number;
+    readonly failureWindowMs: number;
+  };
+  readonly updates: UpdatesConfig;
+}
+
+/** Where an updatable part comes from: `origin` unset = no remote configured (status says so). */
+export interface PartOrigin {
+  readonly origin?: string;
+  readonly branch?: string;
+}
+
+export interface UpdatesConfig {
+  /** status fetches from the origins at most this often (ms), unless asked with `?refresh=1` */
+  readonly fetchIntervalMs: number;
+  /**
+   * git metadata of the data parts, one folder per part, outside their work trees: in a
+   * development checkout `repos/platforms` is tracked by the service's own repository, where a
+   * nested `.git` would make it an embedded repository
+   */
+  readonly gitdirsDir: string;
+  /** the service's own checkout (the `app` part) */
+  readonly appDir: string;
+  readonly platforms: PartOrigin;
+  readonly middlewares: PartOrigin;
+  readonly resources: PartOrigin;
+  /** `origin`/`branch` override the checkout's own remote and current branch */
+  readonly app: PartOrigin;
+}
+
+export const JOB_AUTH_POLICIES = ['always', 'when-users-exist', 'never'] as const;
+export type JobAuthPolicy = (typeof JOB_AUTH_POLICIES)[number];
+
+function oneOf<T extends string>(env: NodeJS.ProcessEnv, name: string, values: readonly T[], fallback: T): T {
+  const raw = env[name];
+  if (raw === undefined || raw === '') return fallback;
+  if (!(values as readonly string[]).includes(raw)) throw new Error(`${name} must be one of ${values.join(', ')}, got ${JSON.stringify(raw)}`);
+  return raw as T;
 }
 
 function int(env: NodeJS.ProcessEnv, name: string, fallback: number): number {
@@ -65,6 +109,10 @@ function bool(env: NodeJS.ProcessEnv, name: string, fallback: boolean): boolean 
   const raw = env[name];
   if (raw === undefined || raw === '') return fallback;
   return /^(1|true|yes|on)$/i.test(raw);
+}
+
+function origin(env: NodeJS.ProcessEnv, prefix: string, defaultBranch?: string): PartOrigin {
+  return { origin: env[`${prefix}_ORIGIN`] || undefined, branch: env[`${prefix}_BRANCH`] || defaultBranch };
 }
 
 function dir(env: NodeJS.ProcessEnv, name: string, fallback: string): string {
@@ -112,6 +160,22 @@ export function readConfig(env: NodeJS.ProcessEnv = process.env, overrides: Part
       reportIntervalMs: int(env, 'JOB_REPORT_INTERVAL_MS', 4000),
     },
     defaultTimeZone: env.DEFAULT_TIME_ZONE || 'local',
+    auth: {
+      // A fresh install works from the quick start; once an account exists, jobs are closed.
+      jobs: oneOf(env, 'AUTH_JOBS', JOB_AUTH_POLICIES, 'when-users-exist'),
+      maxFailuresPerAddress: int(env, 'AUTH_MAX_FAILURES_PER_ADDRESS', 5),
+      maxFailuresPerAccount: int(env, 'AUTH_MAX_FAILURES_PER_ACCOUNT', 10),
+      failureWindowMs: int(env, 'AUTH_FAILURE_WINDOW_MS', 15 * 60_000),
+    },
+    updates: {
+      fetchIntervalMs: int(env, 'UPDATES_FETCH_INTERVAL_MS', 600_000),
+      gitdirsDir: join(reposDir, '.gitdirs'),
+      appDir: dir(env, 'APP_DIR', PROJECT_ROOT),
+      platforms: origin(env, 'PLATFORMS', 'master'),
+      middlewares: origin(env, 'MIDDLEWARES', 'master'),
+      resources: origin(env, 'RESOURCES', 'master'),
+      app: origin(env, 'APP'),
+    },
   };
   return Object.freeze({ ...config, ...overrides });
 }

@@ -226,6 +226,7 @@ export class Job {
           batchBytes: this.deps.config.pool.batchBytes,
           maxLineBytes: this.deps.config.limits.maxLineBytes,
           flushAfterMs: this.deps.config.pool.flushAfterMs,
+          signal: this.signal,
         });
         for await (const batch of batches) {
           if (this.aborted) break;

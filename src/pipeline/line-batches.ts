@@ -10,6 +10,8 @@ export interface BatchOptions {
    * still gets its events at once); 0 = only full batches and the end
    */
   readonly flushAfterMs?: number;
+  /** stops waiting for input at once (job aborted, service shutting down) */
+  readonly signal?: AbortSignal;
 }
 
 const NEWLINE = 0x0a;
@@ -47,6 +49,15 @@ export async function* lineBatches(source: AsyncIterable<Uint8Array>, opts: Batc
 
   const iterator = source[Symbol.asyncIterator]();
   const flushAfter = opts.flushAfterMs ?? 0;
+  // An upload that sends nothing must not keep an aborted job waiting for its next chunk.
+  const aborted = opts.signal
+    ? new Promise<never>((_, reject) => {
+      const fail = () => reject(opts.signal!.reason);
+      if (opts.signal!.aborted) fail();
+      else opts.signal!.addEventListener('abort', fail, { once: true });
+    })
+    : undefined;
+  aborted?.catch(() => undefined);
   let next: Promise<IteratorResult<Uint8Array>> | undefined;
   try {
     for (;;) {
@@ -54,10 +65,12 @@ export async function* lineBatches(source: AsyncIterable<Uint8Array>, opts: Batc
       let step: IteratorResult<Uint8Array> | typeof TIMEOUT;
       if (flushAfter > 0 && size > pendingLine) {
         let timer: NodeJS.Timeout | undefined;
-        step = await Promise.race([next, new Promise<typeof TIMEOUT>((resolve) => { timer = setTimeout(resolve, flushAfter, TIMEOUT); })]);
+        const waits: Array<Promise<IteratorResult<Uint8Array> | typeof TIMEOUT>> = [next, new Promise<typeof TIMEOUT>((resolve) => { timer = setTimeout(resolve, flushAfter, TIMEOUT); })];
+        if (aborted) waits.push(aborted);
+        step = await Promise.race(waits);
         clearTimeout(timer);
       } else {
-        step = await next;
+        step = await (aborted ? Promise.race([next, aborted]) : next);
       }
       if (step === TIMEOUT) {
         // Input is quiet: send the complete lines we have; keep waiting for the same chunk.

@@ -5,6 +5,8 @@ import type { FastifyInstance, FastifyReply, FastifyRequest, preHandlerAsyncHook
 import { isJobId, isServedFileName, jobDir, REPORT_FILE } from '../pipeline/job-files.js';
 import { renderReportHtml, reportLanguage, REPORT_HTML_CSP } from '../pipeline/report-html.js';
 import type { ReportData } from '../pipeline/job-report.js';
+import { mayAccessJob } from '../plugins/auth.js';
+import { ApiError, errorBody, sendApiError } from '../http-errors.js';
 
 /** Files larger than this are sent as attachments (reference: 500 KiB). */
 const INLINE_MAX_BYTES = 500 * 1024;
@@ -12,11 +14,23 @@ const INLINE_MAX_BYTES = 500 * 1024;
 export interface JobFilesOptions {
   /**
    * Who may read a job's files. It runs as the routes' preHandler, after the job id and the file
-   * name have been checked (`request.params.jobId` is a valid id); it refuses by replying (403,
-   * 404). Without it, whoever knows a job's id reads its files, as in the reference. The accounts
-   * feature plugs "the job's owner or an admin" in here.
+   * name have been checked (`request.params.jobId` is a valid id); it refuses by replying (401,
+   * 403). Without it, whoever knows a job's id reads its files, as in the reference.
    */
   readonly access?: preHandlerAsyncHookHandler;
+}
+
+/**
+ * The accounts' rule: a login when AUTH_JOBS asks for one (as for submitting), and the files of a
+ * job submitted with a login only for its submitter and the administrators.
+ */
+export function jobFileAccess(app: FastifyInstance): preHandlerAsyncHookHandler {
+  return async (request, reply) => {
+    const refused = await app.requireJobAccess(request, reply);
+    if (refused) return refused;
+    const { jobId } = request.params as FileParams;
+    if (!mayAccessJob(request.user ?? null, app.jobStore.get(jobId)?.user_id)) return sendApiError(reply, new ApiError(403, 'forbidden'));
+  };
 }
 
 interface FileParams {
@@ -24,8 +38,8 @@ interface FileParams {
   file?: string;
 }
 
-function notFound(reply: FastifyReply, message: string): FastifyReply {
-  return reply.code(404).type('application/json; charset=utf-8').send({ statusCode: 404, error: 'Not Found', message });
+function notFound(reply: FastifyReply, code: string): FastifyReply {
+  return reply.code(404).type('application/json; charset=utf-8').send(errorBody(404, code));
 }
 
 /** Text content types by extension; the compressed denied files are binary. */

@@ -14,7 +14,7 @@ export interface HttpResult {
 /** Posts a body (bytes, or chunks written one after the other) and reads the whole answer. */
 export function post(url: string, body: Buffer | string | Iterable<Buffer | string>, headers: Record<string, string> = {}, opts: { method?: string; decompress?: boolean } = {}): Promise<HttpResult> {
   return new Promise((resolve, reject) => {
-    const req = request(url, { method: opts.method ?? 'POST', headers: { TE: 'trailers', ...headers } }, (res) => {
+    const req = request(url, { method: opts.method ?? 'POST', agent: false, headers: { TE: 'trailers', ...headers } }, (res) => {
       const chunks: Buffer[] = [];
       res.on('data', (c: Buffer) => chunks.push(c));
       res.on('error', reject);

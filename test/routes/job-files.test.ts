@@ -5,6 +5,7 @@ import { join } from 'node:path';
 import Fastify from 'fastify';
 import { startApp, type TestApp } from '../helpers/app.js';
 import { get, lines, postJob, rawGet } from '../helpers/jobs.js';
+import { basic, testApp, withUsers } from '../helpers/accounts.js';
 import jobFileRoutes from '../../src/routes/job-files.js';
 import type { Config } from '../../src/config.js';
 
@@ -132,4 +133,27 @@ t.test('the access slot: a preHandler decides who reads a job\'s files', async (
   t.equal((await server.inject({ url: `/${jobId}/..%2Freport.json` })).statusCode, 404, 'names are checked before access');
   t.equal((await server.inject({ url: '/not-a-job/job-traces.log' })).statusCode, 404);
   t.ok(seen.every((s) => s === jobId), 'the access check only ever sees valid job ids');
+});
+
+t.test('with accounts: a job\'s files are for its submitter and the administrators', async (t) => {
+  const ta = await testApp(t);
+  const base = await ta.listen();
+  const { admin, user } = await withUsers(t, ta);
+  const other = { userid: 'joe@example.org', password: 'Other-secret-9' };
+  t.equal((await ta.inject({ method: 'POST', url: '/api/admin/users', headers: { authorization: admin }, payload: other })).statusCode, 201);
+  const res = await postJob(base, `${GOOD}\n`, { Authorization: user, 'Reject-Files': 'all' });
+  t.equal(res.status, 200);
+  const cases: Array<[string, Record<string, string>, number]> = [
+    ['anonymous', {}, 401],
+    ['another user', { Authorization: basic(other.userid, other.password) }, 403],
+    ['its submitter', { Authorization: user }, 200],
+    ['an administrator', { Authorization: admin }, 200],
+  ];
+  for (const file of ['job-report.json', 'job-report.html', 'job-traces.log', 'lines-unknown-domains.log', 'denied-ecs.csv']) {
+    for (const [who, headers, status] of cases) {
+      t.equal((await get(`${base}/${res.id}/${file}`, headers)).status, status, `${file}, ${who}: ${status}`);
+      t.equal((await get(`${base}/api/logs/${res.id}/${file}`, headers)).status, status, `/api/logs/…/${file}, ${who}: ${status}`);
+    }
+  }
+  t.equal((await get(`${base}/${res.id}/..%2Freport.json`, { Authorization: admin })).status, 404);
 });

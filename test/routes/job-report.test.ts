@@ -173,19 +173,33 @@ t.test('alerts-test: an unknown domain on 1 line in 8 of 1100', async (t) => {
 });
 
 t.test('the report records the headers, never the secret ones', async (t) => {
+  // A service with an account, so that the Authorization header is a real login.
+  const secured = await startApp();
+  t.teardown(() => secured.close());
+  const password = 'Correct-Horse-1';
+  const registered = await fetch(`${secured.url}/api/admin/register`, {
+    method: 'POST', headers: { 'Content-Type': 'application/json' },
+    body: JSON.stringify({ userid: 'admin@example.org', password, confirm: password }),
+  });
+  t.equal(registered.status, 201);
   const log = '10.0.0.1 - A [30/Nov/2012:00:10:00 +0100] "GET http://www.sciencedirect.com:80/science/article/pii/S0012160612004174 HTTP/1.1" 200 1\n';
-  const secrets = { Authorization: 'Basic c2VjcmV0OnNlY3JldA==', Cookie: 'session=s3cr3t-cookie', 'Crypting-Salt': 'pepper-and-salt', 'Proxy-Authorization': 'Basic cHJveHk6cHJveHk=' };
-  const res = await postJob(app.url, log, { ...secrets, 'X-Note': 'kept', 'Traces-Level': 'debug' });
+  const authorization = `Basic ${Buffer.from(`admin@example.org:${password}`).toString('base64')}`;
+  const secrets = { Authorization: authorization, Cookie: 'session=s3cr3t-cookie', 'Crypting-Salt': 'pepper-and-salt', 'Proxy-Authorization': 'Basic cHJveHk6cHJveHk=' };
+  const res = await postJob(secured.url, log, { ...secrets, 'X-Note': 'kept', 'Traces-Level': 'debug' });
   t.equal(res.status, 200);
-  const r = await report(app.url, res.id!);
+  const asAdmin = { Authorization: authorization };
+  const r = JSON.parse((await get(`${secured.url}/${res.id}/job-report.json`, asAdmin)).body) as Record<string, Record<string, unknown>>;
   t.equal(r.headers['x-note'], 'kept');
   t.equal(r.headers['traces-level'], 'debug');
+  const row = secured.app.jobStore.get(res.id!)!;
+  t.equal(row.user_id, 'admin@example.org', 'the job knows who submitted it');
   const everything = [
     JSON.stringify(r),
-    app.app.jobStore.get(res.id!)!.request_headers,
-    app.app.jobStore.get(res.id!)!.report,
-    (await get(`${app.url}/${res.id}/job-traces.log`)).body,
+    row.request_headers,
+    row.report,
+    (await get(`${secured.url}/${res.id}/job-traces.log`, asAdmin)).body,
   ].join('\n');
+  t.notOk(everything.includes(password), 'the password is recorded nowhere');
   for (const [name, value] of Object.entries(secrets)) {
     t.notOk(everything.includes(value), `${name}'s value is recorded nowhere`);
     t.notOk(name.toLowerCase() in r.headers, `${name} is not in the report`);

@@ -61,6 +61,8 @@ export interface JobOptions {
   readonly rejectFiles: ReadonlySet<RejectCategory>;
   readonly tracesLevel: TraceLevel;
   readonly alerts: AlertOptions;
+  /** mail notifications asked for (there is no mail server: recorded and reported, not sent) */
+  readonly notifications: readonly string[];
   /** the headers the job ran with, for the report and the job row (never the secret ones) */
   readonly headers: Readonly<Record<string, string>>;
 }
@@ -175,6 +177,16 @@ export function recordedHeaders(headers: RequestHeaders): Record<string, string>
   return seen;
 }
 
+/** `mail<a@b.org>, mail<c@d.org>`: the addresses; another action is 4021. */
+function readNotifications(value: string | undefined): string[] {
+  const items = value?.split(',').map((s) => s.trim()).filter(Boolean) ?? [];
+  return items.map((item) => {
+    const m = /^mail<([^<>\s]+@[^<>\s]+)>$/i.exec(item);
+    if (!m) throw new StatusError(4021, `ezPAARSE-Job-Notifications: ${JSON.stringify(item)} (only mail<address> is known)`);
+    return m[1];
+  });
+}
+
 function readMaxParseAttempts(value: string | undefined): number {
   const n = Number.parseInt(value ?? '', 10);
   return Number.isFinite(n) && n > 0 ? n : 10;
@@ -244,6 +256,7 @@ export function readJobOptions(headers: RequestHeaders, ctx: OptionsContext): Jo
       activationThreshold: readCount(header(headers, 'alerts-activation-threshold'), 'Alerts-Activation-Threshold', DEFAULT_ALERT_OPTIONS.activationThreshold),
       unknownDomainsRate: readCount(header(headers, 'alerts-unknown-domains-rate'), 'Alerts-Unknown-Domains-Rate', DEFAULT_ALERT_OPTIONS.unknownDomainsRate),
     },
+    notifications: readNotifications(header(headers, 'ezpaarse-job-notifications')),
     headers: recordedHeaders(headers),
   };
 }

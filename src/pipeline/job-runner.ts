@@ -160,6 +160,13 @@ export class Job {
     });
     for (const c of options.rejectFiles) this.report.rejets[`url-${c}`] = this.urls.rejects[c];
     this.report.replace('headers', { ...options.headers });
+    if (options.notifications.length) {
+      this.report.replace('notifications', {
+        mailto: options.notifications.join(', '),
+        'mail-status': 'fail',
+        'mail-error-message': 'the service has no mail server',
+      });
+    }
   }
 
   /** Aborts the job (client gone, shutdown): reading stops and the workers' tasks are dropped. */
@@ -195,6 +202,9 @@ export class Job {
     const o = this.options;
     traces.info(`New job with ID: ${this.id}`);
     traces.verbose(`Request headers: ${JSON.stringify(o.headers)}`);
+    if (o.notifications.length) {
+      traces.warn(`Mail notifications to ${o.notifications.join(', ')} are not sent: the service has no mail server`);
+    }
     for (const h of o.ignoredFormatHeaders) traces.warn(`${h}: unknown proxy family, header ignored (known: ezproxy, apache, squid, bibliopam)`);
     traces.info(o.format ? `Log format given (${o.format.family}): ${o.format.literal}` : 'No log format given: it will be detected on the first lines');
     traces.info(`Request charset ${o.requestCharset}; output ${o.output.contentType}, response charset ${o.responseEncoding.charset}${o.responseEncoding.compression ? `, ${o.responseEncoding.compression}` : ''}`);

@@ -3,7 +3,7 @@ import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { startApp, type TestApp } from '../helpers/app.js';
 import { shared } from '../helpers/shared.js';
-import { get, lines, postJob, report } from '../helpers/jobs.js';
+import { get, lines, postJob, report } from '../helpers/job-http.js';
 
 /**
  * The reference's job-file checks (job-logs-test.js @01–@16, report-test.js), on the shared

@@ -5,7 +5,7 @@ import { gunzipSync } from 'node:zlib';
 import { parse, type DefaultTreeAdapterMap } from 'parse5';
 import { startApp, type TestApp } from '../helpers/app.js';
 import { shared } from '../helpers/shared.js';
-import { get, lines, openJob, postJob, report } from '../helpers/jobs.js';
+import { get, lines, openJob, postJob, report } from '../helpers/job-http.js';
 import { accountedLines, rejectionRate, REJECT_COUNTERS } from '../../src/pipeline/job-report.js';
 import { REJECT_CATEGORIES, type RejectCategory } from '../../src/pipeline/stages/types.js';
 
@@ -236,4 +236,12 @@ t.test('a compressed response has a compressed denied file, named so', { skip: !
   t.equal(file.headers.get('content-type'), 'application/gzip');
   t.match(file.headers.get('content-disposition'), /^attachment; filename="[0-9a-f]{8}_denied-ecs\.csv\.gz"$/);
   t.equal(lines(gunzipSync(Buffer.from(await file.arrayBuffer())).toString('utf8')).length, 3, 'header + 2 denied events');
+});
+
+t.test('mail notifications asked for are reported as not sent', async (t) => {
+  const log = '10.0.0.1 - A [30/Nov/2012:00:10:00 +0100] "GET http://www.sciencedirect.com:80/science/article/pii/S0012160612004174 HTTP/1.1" 200 1\n';
+  const res = await postJob(app.url, log, { 'ezPAARSE-Job-Notifications': 'mail<a@example.org>, mail<b@example.org>' });
+  t.equal(res.status, 200);
+  const r = await report(app.url, res.id!);
+  t.same(r.notifications, { mailto: 'a@example.org, b@example.org', 'mail-status': 'fail', 'mail-error-message': 'the service has no mail server' });
 });

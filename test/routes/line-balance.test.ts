@@ -4,7 +4,7 @@ import { cp, mkdtemp, mkdir, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { startApp, type TestApp } from '../helpers/app.js';
-import { get, lines, postJob, report } from '../helpers/jobs.js';
+import { get, lines, postJob, report } from '../helpers/job-http.js';
 import { PROJECT_ROOT } from '../../src/paths.js';
 import { REJECT_CATEGORIES } from '../../src/pipeline/stages/types.js';
 import { accountedLines, REJECT_COUNTERS } from '../../src/pipeline/job-report.js';

@@ -17,7 +17,7 @@ t.test('old jobs lose their folder and row; recent and running jobs stay', async
   t.ok(existsSync(dirOf(done)));
 
   // A job still running: its upload is left open during the sweeps.
-  const { push, response } = openJob(app.url, GOOD(2));
+  const { push, response } = openJob(app.url, GOOD(2), { 'Double-Click-Removal': 'false' });
   const res = await response;
   const running = res.headers.get('job-id')!;
 

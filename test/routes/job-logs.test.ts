@@ -16,7 +16,8 @@ const datasets = shared(t, 'datasets');
 if (datasets) {
   let app: TestApp;
   t.before(async () => {
-    app = await startApp();
+    // The reference's exclusion lists (robots, ignored domains), once the filters of issue 5 read them.
+    app = await startApp({}, { EXCLUSIONS_DIRS: join(datasets, '..', 'exclusions') });
   });
   t.teardown(() => app.close());
 

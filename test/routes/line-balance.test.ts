@@ -5,7 +5,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { startApp, type TestApp } from '../helpers/app.js';
 import { get, lines, postJob, report } from '../helpers/job-http.js';
-import { PROJECT_ROOT } from '../../src/paths.js';
+import { PROJECT_ROOT, SHARED_DIR } from '../../src/paths.js';
 import { REJECT_CATEGORIES } from '../../src/pipeline/stages/types.js';
 import { accountedLines, REJECT_COUNTERS } from '../../src/pipeline/job-report.js';
 
@@ -61,7 +61,8 @@ t.before(async () => {
   await mkdir(join(platformsDir, 'boom'));
   await writeFile(join(platformsDir, 'boom', 'manifest.json'), JSON.stringify({ name: 'boom', longname: 'Throws', domains: ['boom.example.org'] }));
   await writeFile(join(platformsDir, 'boom', 'parser.js'), "module.exports = { execute() { throw new Error('boom: this parser always fails'); } };\n");
-  app = await startApp({ platformsDir });
+  // The reference's exclusion lists (robots, ignored domains), once the filters of issue 5 read them.
+  app = await startApp({ platformsDir }, { EXCLUSIONS_DIRS: join(SHARED_DIR, 'exclusions') });
 });
 t.teardown(async () => {
   await app.close();

@@ -135,6 +135,7 @@ export interface CompiledPlatform {
   readonly manifest: PlatformManifest;
   readonly kind: PlatformSource['kind'];
   readonly priority: number;
+  readonly hostPriority?: Readonly<Record<string, number>>;
   readonly ruleCount: number;
   readonly match: PlatformMatcher;
 }
@@ -158,7 +159,9 @@ function ezpaarseMatcher(parserFile: string): PlatformMatcher {
 /** Compiles a platform read by readPlatformFolder (in whichever thread will use it). */
 export async function compilePlatform(source: PlatformSource): Promise<CompiledPlatform> {
   const { manifest } = source;
-  const base = { name: manifest.name, manifest, kind: source.kind, priority: manifest.priority ?? 0 };
+  const base = {
+    name: manifest.name, manifest, kind: source.kind, priority: manifest.priority ?? 0, hostPriority: manifest['host-priority'],
+  };
   if (source.kind === 'ezpaarse') return { ...base, ruleCount: 1, match: ezpaarseMatcher(source.parserFile!) };
   const hooks: HooksModule = source.hooksModule ? await import(pathToFileURL(source.hooksModule).href) : {};
   const compiled = compileRules(source.rules, hooks, source.tables as Tables);

@@ -42,11 +42,20 @@ class Scope {
       const ns = name.slice(0, dot);
       const key = name.slice(dot + 1);
       if (ns === 'query') return this.view.query[key];
+      if (ns === 'queryi') return queryIgnoringCase(this.view, key.toLowerCase());
       if (ns === 'ec') return eventValue(this.ec, key);
       if (ns === 'result') return this.result[key];
     }
     return undefined;
   };
+}
+
+/** A query parameter whose name equals `lowerName` in any case (the first such key in the URL). */
+function queryIgnoringCase(view: UrlView, lowerName: string): string | string[] | undefined {
+  const { query } = view;
+  if (lowerName in query) return query[lowerName];
+  for (const key in query) if (key.toLowerCase() === lowerName) return query[key];
+  return undefined;
 }
 
 function eventValue(ec: EventFields, key: string): string | undefined {
@@ -152,15 +161,22 @@ function compileConditions(spec: ConditionsSpec, where: string): Condition {
     const at = `${where}.${key}`;
     if (key in VIEW_KEYS) {
       const get = VIEW_KEYS[key as keyof typeof VIEW_KEYS];
+      if (typeof value === 'boolean') {
+        // `search: true`: the part is there and not empty; `false`: it is absent or empty.
+        tests.push(value ? (scope) => get(scope.view) !== '' : (scope) => get(scope.view) === '');
+        continue;
+      }
       const re = compilePattern(value as PatternSpec, at);
       tests.push((scope) => matchInto(re, get(scope.view), scope));
-    } else if (key === 'query' || key === 'field' || key === 'var') {
+    } else if (key === 'query' || key === 'queryi' || key === 'field' || key === 'var') {
       if (typeof value !== 'object' || value === null) throw new RuleError(`${at}: must be a mapping`);
       for (const [name, test] of Object.entries(value as Record<string, ValueTest>)) {
+        const lower = name.toLowerCase();
         const read: (scope: Scope) => TemplateValue =
           key === 'query' ? (s) => s.view.query[name]
-            : key === 'field' ? (s) => eventValue(s.ec, name)
-              : (s) => s.get(name);
+            : key === 'queryi' ? (s) => queryIgnoringCase(s.view, lower)
+              : key === 'field' ? (s) => eventValue(s.ec, name)
+                : (s) => s.get(name);
         tests.push(compileValueTest(test, `${at}.${name}`, read));
       }
     } else if (key === 'any' || key === 'all') {
@@ -179,7 +195,7 @@ function compileConditions(spec: ConditionsSpec, where: string): Condition {
       const inner = compileConditions(value as ConditionsSpec, at);
       tests.push((scope) => !inner(scope.child()));
     } else {
-      throw new RuleError(`${at}: unknown condition (expected url, path, host, search, hash, protocol, query, field, var, any, all, not)`);
+      throw new RuleError(`${at}: unknown condition (expected url, path, host, search, hash, protocol, query, queryi, field, var, any, all, not)`);
     }
   }
   return (scope) => {

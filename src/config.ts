@@ -1,5 +1,5 @@
 import { availableParallelism } from 'node:os';
-import { isAbsolute, join, resolve } from 'node:path';
+import { delimiter, isAbsolute, join, resolve } from 'node:path';
 import { PROJECT_ROOT } from './paths.js';
 
 /** Everything the service reads from its environment, read once at start and passed in. */
@@ -11,6 +11,12 @@ export interface Config {
   /** the updatable parts: platforms, middlewares, resources */
   readonly reposDir: string;
   readonly platformsDir: string;
+  /**
+   * more platform folders (EXTRA_PLATFORMS_DIRS, separated like PATH), e.g. a checkout of the
+   * community's platforms with their parser.js; a platform already in platformsDir (or in an
+   * earlier extra folder) keeps that version
+   */
+  readonly extraPlatformsDirs: readonly string[];
   readonly middlewaresDir: string;
   readonly resourcesDir: string;
   readonly publicDir: string;
@@ -62,6 +68,12 @@ function bool(env: NodeJS.ProcessEnv, name: string, fallback: boolean): boolean 
   return /^(1|true|yes|on)$/i.test(raw);
 }
 
+function dirList(env: NodeJS.ProcessEnv, name: string): string[] {
+  const raw = env[name];
+  if (!raw) return [];
+  return raw.split(delimiter).map((d) => d.trim()).filter(Boolean).map((d) => (isAbsolute(d) ? d : resolve(d)));
+}
+
 function dir(env: NodeJS.ProcessEnv, name: string, fallback: string): string {
   const raw = env[name];
   if (!raw) return fallback;
@@ -83,6 +95,7 @@ export function readConfig(env: NodeJS.ProcessEnv = process.env, overrides: Part
     varDir,
     reposDir,
     platformsDir: dir(env, 'PLATFORMS_DIR', join(reposDir, 'platforms')),
+    extraPlatformsDirs: dirList(env, 'EXTRA_PLATFORMS_DIRS'),
     middlewaresDir: join(reposDir, 'middlewares'),
     resourcesDir: join(reposDir, 'resources'),
     publicDir: join(PROJECT_ROOT, 'public'),

@@ -19,7 +19,8 @@ declare module 'fastify' {
   }
 }
 
-export async function loadPlatforms(dir: string, cacheDir: string): Promise<LoadedPlatforms> {
+/** Reads the platforms of one folder, or of several in order (the first of a name wins). */
+export async function loadPlatforms(dir: string | readonly string[], cacheDir: string): Promise<LoadedPlatforms> {
   const { sources, problems } = await readPlatformSources(dir, cacheDir);
   const digest = createHash('sha1');
   for (const s of sources) digest.update(JSON.stringify([s.manifest, s.rules ?? null, s.tables, s.hooksModule ?? null]));
@@ -33,7 +34,8 @@ export async function loadPlatforms(dir: string, cacheDir: string): Promise<Load
 }
 
 export default fp(async (app) => {
-  const platforms = await loadPlatforms(app.config.platformsDir, join(app.config.varDir, 'cache', 'hooks'));
+  const dirs = [app.config.platformsDir, ...app.config.extraPlatformsDirs];
+  const platforms = await loadPlatforms(dirs, join(app.config.varDir, 'cache', 'hooks'));
   for (const p of platforms.problems) app.log.error({ platform: p.folder }, `platform not loaded: ${p.message}`);
   app.log.info({ platforms: platforms.sources.length, version: platforms.version }, 'platforms loaded');
   app.decorate('platforms', platforms);

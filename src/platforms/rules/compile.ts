@@ -325,8 +325,10 @@ function compileRuleList(specs: RuleSpec[], where: string, hooks: HooksModule): 
   };
 }
 
-function countRules(specs: RuleSpec[]): number {
-  return specs.reduce((n, r) => n + 1 + (Array.isArray(r.rules) ? countRules(r.rules) : 0), 0);
+/** Rules of a rules file, nested ones included. */
+export function countRules(specs: unknown): number {
+  if (!Array.isArray(specs)) return 0;
+  return specs.reduce((n: number, r: RuleSpec) => n + 1 + countRules(r?.rules), 0);
 }
 
 /** Recognises a consultation in an event: the platform's fields, or undefined. */
@@ -349,7 +351,7 @@ export function compileRules(file: RulesFileSpec | undefined, hooks: HooksModule
     if (!hooks.parse) throw new RuleError('a platform needs rules or a parse hook');
     const parse = hooks.parse;
     return {
-      ruleCount: 0,
+      ruleCount: 1, // the parse hook is the platform's one rule
       match: (ec, view) => {
         const result: Fields = {};
         const scope = view ? new Scope(view, ec, result) : undefined;

@@ -1,4 +1,5 @@
 import { parse as legacyParse } from 'node:url';
+import { parse as parseQuery } from 'node:querystring';
 
 /**
  * The parts of a consulted URL that platform rules look at.
@@ -44,19 +45,35 @@ export function safeDecode(text: string): string | undefined {
 export function urlView(rawUrl: string): UrlView | undefined {
   const decoded = safeDecode(rawUrl);
   if (decoded === undefined) return undefined;
-  const parsed = legacyParse(decoded, true);
-  const search = parsed.search ? parsed.search.slice(1) : '';
-  const hash = parsed.hash ? parsed.hash.slice(1) : '';
-  return {
-    url: decoded,
-    protocol: parsed.protocol ?? '',
-    hostname: parsed.hostname ?? '',
-    port: parsed.port ?? '',
-    pathname: parsed.pathname ?? '',
-    search,
-    hash,
-    query: parsed.query as Record<string, string | string[]>,
-  };
+  // The query string is parsed when a rule first reads it, with the function the legacy parser
+  // itself would call (most URLs tried are rejected on their path alone).
+  const parsed = legacyParse(decoded, false);
+  return new View(decoded, parsed);
+}
+
+class View implements UrlView {
+  readonly protocol: string;
+  readonly hostname: string;
+  readonly port: string;
+  readonly pathname: string;
+  readonly search: string;
+  readonly hash: string;
+  private parsedQuery: Record<string, string | string[]> | undefined;
+  private readonly rawQuery: string;
+
+  constructor(readonly url: string, parsed: ReturnType<typeof legacyParse>) {
+    this.protocol = parsed.protocol ?? '';
+    this.hostname = parsed.hostname ?? '';
+    this.port = parsed.port ?? '';
+    this.pathname = parsed.pathname ?? '';
+    this.search = parsed.search ? parsed.search.slice(1) : '';
+    this.hash = parsed.hash ? parsed.hash.slice(1) : '';
+    this.rawQuery = typeof parsed.query === 'string' ? parsed.query : '';
+  }
+
+  get query(): Readonly<Record<string, string | string[]>> {
+    return (this.parsedQuery ??= parseQuery(this.rawQuery) as Record<string, string | string[]>);
+  }
 }
 
 /** First value of a query parameter (the rules' default reading of a repeated key). */

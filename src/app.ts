@@ -5,8 +5,12 @@ import databasePlugin from './plugins/database.js';
 import platformsPlugin from './plugins/platforms.js';
 import poolPlugin from './plugins/pool.js';
 import jobsPlugin from './plugins/jobs.js';
+import authPlugin from './plugins/auth.js';
 import jobRoutes from './routes/jobs.js';
 import infoRoutes from './routes/info.js';
+import adminUserRoutes from './routes/admin-users.js';
+import adminJobRoutes from './routes/admin-jobs.js';
+import homeRoutes from './routes/home.js';
 
 declare module 'fastify' {
   interface FastifyInstance {
@@ -46,6 +50,7 @@ export async function buildApp(config: Config, logger: boolean | object = { leve
   await app.register(platformsPlugin);
   await app.register(poolPlugin);
   await app.register(jobsPlugin);
+  await app.register(authPlugin);
   app.decorate('versions', {
     ezpaarse_version: APP_VERSION,
     ezpaarse_date: new Date().toISOString().slice(0, 10),
@@ -59,6 +64,9 @@ export async function buildApp(config: Config, logger: boolean | object = { leve
   });
   await app.register(infoRoutes, { prefix: '/info' });
   await app.register(infoRoutes, { prefix: '/api/info' });
+  await app.register(adminUserRoutes, { prefix: '/api/admin' });
+  await app.register(adminJobRoutes, { prefix: '/api/admin' });
+  await app.register(homeRoutes);
   await app.register(jobRoutes);
   return app;
 }

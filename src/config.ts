@@ -34,6 +34,8 @@ export interface Config {
     readonly batchBytes: number;
     /** batches of one job in the workers at once, beyond which reading the upload pauses */
     readonly inFlightPerJob: number;
+    /** complete lines waiting this long for more input are parsed at once (live uploads) */
+    readonly flushAfterMs: number;
   };
   readonly limits: {
     /** a pending line longer than this (bytes) fails the job with 4022 */
@@ -52,6 +54,25 @@ export interface Config {
   };
   /** time zone of log dates written without an offset: an IANA name, or `local` */
   readonly defaultTimeZone: string;
+  readonly auth: {
+    /** when job submission and job files need a login (README, "Accounts and access") */
+    readonly jobs: JobAuthPolicy;
+    /** failed logins from one client address within the window, after which it gets 429 (0 = no limit) */
+    readonly maxFailuresPerAddress: number;
+    /** failed logins on one account within the window, after which it gets 429 (0 = no limit) */
+    readonly maxFailuresPerAccount: number;
+    readonly failureWindowMs: number;
+  };
+}
+
+export const JOB_AUTH_POLICIES = ['always', 'when-users-exist', 'never'] as const;
+export type JobAuthPolicy = (typeof JOB_AUTH_POLICIES)[number];
+
+function oneOf<T extends string>(env: NodeJS.ProcessEnv, name: string, values: readonly T[], fallback: T): T {
+  const raw = env[name];
+  if (raw === undefined || raw === '') return fallback;
+  if (!(values as readonly string[]).includes(raw)) throw new Error(`${name} must be one of ${values.join(', ')}, got ${JSON.stringify(raw)}`);
+  return raw as T;
 }
 
 function int(env: NodeJS.ProcessEnv, name: string, fallback: number): number {
@@ -106,6 +127,7 @@ export function readConfig(env: NodeJS.ProcessEnv = process.env, overrides: Part
       threads: int(env, 'POOL_THREADS', Math.max(1, availableParallelism())),
       batchBytes: int(env, 'BATCH_BYTES', 256 * 1024),
       inFlightPerJob: int(env, 'BATCHES_IN_FLIGHT', 4),
+      flushAfterMs: int(env, 'FLUSH_AFTER_MS', 100),
     },
     limits: {
       maxLineBytes: int(env, 'MAX_LINE_BYTES', 100_000),
@@ -118,6 +140,13 @@ export function readConfig(env: NodeJS.ProcessEnv = process.env, overrides: Part
       sweepIntervalMs: int(env, 'JOB_SWEEP_INTERVAL_MS', 3_600_000),
     },
     defaultTimeZone: env.DEFAULT_TIME_ZONE || 'local',
+    auth: {
+      // A fresh install works from the quick start; once an account exists, jobs are closed.
+      jobs: oneOf(env, 'AUTH_JOBS', JOB_AUTH_POLICIES, 'when-users-exist'),
+      maxFailuresPerAddress: int(env, 'AUTH_MAX_FAILURES_PER_ADDRESS', 5),
+      maxFailuresPerAccount: int(env, 'AUTH_MAX_FAILURES_PER_ACCOUNT', 10),
+      failureWindowMs: int(env, 'AUTH_FAILURE_WINDOW_MS', 15 * 60_000),
+    },
   };
   return Object.freeze({ ...config, ...overrides });
 }

@@ -54,6 +54,12 @@ export function isAsciiCompatible(charset: string): boolean {
 
 const REPORT_INTERVAL_MS = 4000;
 
+/** The errors reading a request raises when its client went away mid-upload. */
+function clientGone(err: unknown): boolean {
+  const e = err as NodeJS.ErrnoException | undefined;
+  return e?.code === 'ECONNRESET' || e?.code === 'ERR_STREAM_PREMATURE_CLOSE' || e?.message === 'aborted';
+}
+
 async function* transcodeToUtf8(source: AsyncIterable<Uint8Array>, charset: string): AsyncIterable<Uint8Array> {
   const decoder = iconv.getDecoder(charset);
   for await (const chunk of source) {
@@ -191,6 +197,8 @@ export class Job {
         const batches = lineBatches(this.batchBytes(this.countBytes(input.bytes)), {
           batchBytes: this.deps.config.pool.batchBytes,
           maxLineBytes: this.deps.config.limits.maxLineBytes,
+          flushAfterMs: this.deps.config.pool.flushAfterMs,
+          signal: this.signal,
         });
         for await (const batch of batches) {
           if (this.aborted) break;
@@ -436,7 +444,8 @@ export class Job {
   }
 
   private async terminate(err: unknown): Promise<JobOutcome> {
-    const error = isStatusError(err) ? err : new StatusError(5000, (err as Error)?.message ?? String(err));
+    const error = isStatusError(err) ? err : clientGone(err) ? new StatusError(4039, 'the client closed the connection')
+      : new StatusError(5000, (err as Error)?.message ?? String(err));
     if (!this.failure) this.failure = error;
     if (!this.abortController.signal.aborted) this.abortController.abort(error);
     await this.settle().catch(() => undefined);

@@ -1,33 +1,6 @@
 import { parse as legacyParse } from 'node:url';
 import { parse as parseQuery } from 'node:querystring';
 
-/**
- * The parts of a consulted URL that platform rules look at.
- *
- * Platform expectations (the shared conformance rows, and the community's parsers) were written
- * against one precise view: the URL percent-decoded once as a whole, then parsed by Node's legacy
- * parser with query values decoded again (`+` is a space, repeated keys become arrays), the host
- * lower-cased and the fragment kept. Reproducing that view exactly is what keeps the rows passing,
- * so it lives here, in one place.
- */
-export interface UrlView {
-  /** the URL after the whole-string percent-decoding */
-  readonly url: string;
-  /** `http:`, `https:`, or '' for a relative URL */
-  readonly protocol: string;
-  /** lower-cased host name without port, '' for a relative URL */
-  readonly hostname: string;
-  readonly port: string;
-  /** path without query or fragment, as the legacy parser escapes it ('/' at least for absolute URLs) */
-  readonly pathname: string;
-  /** query string without the leading '?', '' when absent */
-  readonly search: string;
-  /** fragment without the leading '#', '' when absent */
-  readonly hash: string;
-  /** decoded query parameters; repeated keys give arrays */
-  readonly query: Readonly<Record<string, string | string[]>>;
-}
-
 /** Decodes like decodeURIComponent, or returns undefined for a malformed escape. */
 export function safeDecode(text: string): string | undefined {
   if (text.indexOf('%') < 0) return text;
@@ -48,19 +21,34 @@ export function urlView(rawUrl: string): UrlView | undefined {
   // The query string is parsed when a rule first reads it, with the function the legacy parser
   // itself would call (most URLs tried are rejected on their path alone).
   const parsed = legacyParse(decoded, false);
-  return new View(decoded, parsed);
+  return new UrlView(decoded, parsed);
 }
 
-class View implements UrlView {
+/**
+ * The parts of a consulted URL that platform rules look at.
+ *
+ * Platform expectations (the shared conformance rows, and the community's parsers) were written
+ * against one precise view: the URL percent-decoded once as a whole, then parsed by Node's legacy
+ * parser with query values decoded again (`+` is a space, repeated keys become arrays), the host
+ * lower-cased and the fragment kept. Reproducing that view exactly is what keeps the rows passing,
+ * so it lives here, in one place.
+ */
+export class UrlView {
+  /** `http:`, `https:`, or '' for a relative URL */
   readonly protocol: string;
+  /** lower-cased host name without port, '' for a relative URL */
   readonly hostname: string;
   readonly port: string;
+  /** path without query or fragment, as the legacy parser escapes it ('/' at least for absolute URLs) */
   readonly pathname: string;
+  /** query string without the leading '?', '' when absent */
   readonly search: string;
+  /** fragment without the leading '#', '' when absent */
   readonly hash: string;
   private parsedQuery: Record<string, string | string[]> | undefined;
   private readonly rawQuery: string;
 
+  /** `url`: the URL after the whole-string percent-decoding */
   constructor(readonly url: string, parsed: ReturnType<typeof legacyParse>) {
     this.protocol = parsed.protocol ?? '';
     this.hostname = parsed.hostname ?? '';
@@ -71,6 +59,7 @@ class View implements UrlView {
     this.rawQuery = typeof parsed.query === 'string' ? parsed.query : '';
   }
 
+  /** decoded query parameters; repeated keys give arrays */
   get query(): Readonly<Record<string, string | string[]>> {
     return (this.parsedQuery ??= parseQuery(this.rawQuery) as Record<string, string | string[]>);
   }

@@ -63,6 +63,31 @@ export interface Config {
     readonly maxFailuresPerAccount: number;
     readonly failureWindowMs: number;
   };
+  readonly updates: UpdatesConfig;
+}
+
+/** Where an updatable part comes from: `origin` unset = no remote configured (status says so). */
+export interface PartOrigin {
+  readonly origin?: string;
+  readonly branch?: string;
+}
+
+export interface UpdatesConfig {
+  /** status fetches from the origins at most this often (ms), unless asked with `?refresh=1` */
+  readonly fetchIntervalMs: number;
+  /**
+   * git metadata of the data parts, one folder per part, outside their work trees: in a
+   * development checkout `repos/platforms` is tracked by the service's own repository, where a
+   * nested `.git` would make it an embedded repository
+   */
+  readonly gitdirsDir: string;
+  /** the service's own checkout (the `app` part) */
+  readonly appDir: string;
+  readonly platforms: PartOrigin;
+  readonly middlewares: PartOrigin;
+  readonly resources: PartOrigin;
+  /** `origin`/`branch` override the checkout's own remote and current branch */
+  readonly app: PartOrigin;
 }
 
 export const JOB_AUTH_POLICIES = ['always', 'when-users-exist', 'never'] as const;
@@ -93,6 +118,10 @@ function dirList(env: NodeJS.ProcessEnv, name: string): string[] {
   const raw = env[name];
   if (!raw) return [];
   return raw.split(delimiter).map((d) => d.trim()).filter(Boolean).map((d) => (isAbsolute(d) ? d : resolve(d)));
+}
+
+function origin(env: NodeJS.ProcessEnv, prefix: string, defaultBranch?: string): PartOrigin {
+  return { origin: env[`${prefix}_ORIGIN`] || undefined, branch: env[`${prefix}_BRANCH`] || defaultBranch };
 }
 
 function dir(env: NodeJS.ProcessEnv, name: string, fallback: string): string {
@@ -146,6 +175,15 @@ export function readConfig(env: NodeJS.ProcessEnv = process.env, overrides: Part
       maxFailuresPerAddress: int(env, 'AUTH_MAX_FAILURES_PER_ADDRESS', 5),
       maxFailuresPerAccount: int(env, 'AUTH_MAX_FAILURES_PER_ACCOUNT', 10),
       failureWindowMs: int(env, 'AUTH_FAILURE_WINDOW_MS', 15 * 60_000),
+    },
+    updates: {
+      fetchIntervalMs: int(env, 'UPDATES_FETCH_INTERVAL_MS', 600_000),
+      gitdirsDir: join(reposDir, '.gitdirs'),
+      appDir: dir(env, 'APP_DIR', PROJECT_ROOT),
+      platforms: origin(env, 'PLATFORMS', 'master'),
+      middlewares: origin(env, 'MIDDLEWARES', 'master'),
+      resources: origin(env, 'RESOURCES', 'master'),
+      app: origin(env, 'APP'),
     },
   };
   return Object.freeze({ ...config, ...overrides });

@@ -59,6 +59,8 @@ export interface JobOptions {
   readonly forcePublisher?: string;
   readonly rejectFiles: ReadonlySet<RejectCategory>;
   readonly tracesLevel: TraceLevel;
+  /** mail notifications asked for (there is no mail server: recorded and reported, not sent) */
+  readonly notifications: readonly string[];
   /** the headers the job ran with, for the report */
   readonly headers: Readonly<Record<string, string>>;
 }
@@ -149,6 +151,16 @@ function readTraceLevel(value: string | undefined): TraceLevel {
   return v as TraceLevel;
 }
 
+/** `mail<a@b.org>, mail<c@d.org>`: the addresses; another action is 4021. */
+function readNotifications(value: string | undefined): string[] {
+  const items = value?.split(',').map((s) => s.trim()).filter(Boolean) ?? [];
+  return items.map((item) => {
+    const m = /^mail<([^<>\s]+@[^<>\s]+)>$/i.exec(item);
+    if (!m) throw new StatusError(4021, `ezPAARSE-Job-Notifications: ${JSON.stringify(item)} (only mail<address> is known)`);
+    return m[1];
+  });
+}
+
 function readMaxParseAttempts(value: string | undefined): number {
   const n = Number.parseInt(value ?? '', 10);
   return Number.isFinite(n) && n > 0 ? n : 10;
@@ -221,6 +233,7 @@ export function readJobOptions(headers: RequestHeaders, ctx: OptionsContext): Jo
     forcePublisher: header(headers, 'force-ecfield-publisher')?.trim() || undefined,
     rejectFiles: readRejectFiles(header(headers, 'reject-files')),
     tracesLevel: readTraceLevel(header(headers, 'traces-level')),
+    notifications: readNotifications(header(headers, 'ezpaarse-job-notifications')),
     headers: seen,
   };
 }

@@ -169,6 +169,9 @@ export class Job {
       platformsVersion: this.deps.versions.platforms_version,
     });
     traces.info(`New job with ID: ${this.id}`);
+    if (this.options.notifications.length) {
+      traces.warn(`Mail notifications to ${this.options.notifications.join(', ')} are not sent: the service has no mail server`);
+    }
     for (const h of this.options.ignoredFormatHeaders) traces.warn(`${h}: unknown proxy family, header ignored (known: ezproxy, apache, squid, bibliopam)`);
     traces.info(`Output: ${this.options.output.contentType}, response charset ${this.options.responseEncoding.charset}`);
     await this.writeReport();

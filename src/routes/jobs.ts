@@ -1,6 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import type { ServerResponse } from 'node:http';
-import type { FastifyInstance, FastifyRequest } from 'fastify';
+import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
+import type { RuntimeLease } from '../plugins/platforms.js';
 import { StatusError, isStatusError, STATUS_CODES } from '../status-codes.js';
 import { header, readJobOptions, type JobOptions } from '../pipeline/job-options.js';
 import { Job } from '../pipeline/job-runner.js';
@@ -67,35 +68,47 @@ export default async function jobRoutes(app: FastifyInstance): Promise<void> {
   // The login check answers before the upload is read and the handler hijacks the reply
   // (AUTH_JOBS decides when one is needed).
   app.post('/', { onRequest: app.requireJobAccess }, async (request, reply) => {
-    const version = app.appVersion;
-    let options: JobOptions;
+    // The job runs to its end with the platforms, pool and versions current now, even if an
+    // update installs new ones meanwhile.
+    const lease = app.runtime.acquire();
     try {
-      options = readJobOptions(request.headers, { platforms: app.platforms.names });
-    } catch (err) {
-      const error = isStatusError(err) ? err : new StatusError(5000, (err as Error).message);
-      reply.hijack();
-      discardRest(request);
-      sendStatusError(reply.raw, error, { 'ezPAARSE-Version': version });
-      return;
+      await handleJobRequest(app, request, reply, lease);
+    } finally {
+      lease.release();
     }
-    const limit = app.config.limits.maxConcurrentJobs;
-    if (limit > 0 && app.runningJobs.size >= limit) {
-      reply.hijack();
-      discardRest(request);
-      sendStatusError(reply.raw, new StatusError(5004, `${limit} jobs are running`), { 'Retry-After': '30' });
-      return;
-    }
-    reply.hijack();
-    await runJob(app, request, reply.raw, options);
   });
 }
 
-async function runJob(app: FastifyInstance, request: FastifyRequest, res: ServerResponse, options: JobOptions): Promise<void> {
+/** Checks the job's headers and the concurrency limit, then runs the job. */
+async function handleJobRequest(app: FastifyInstance, request: FastifyRequest, reply: FastifyReply, lease: RuntimeLease): Promise<void> {
+  const version = app.appVersion;
+  let options: JobOptions;
+  try {
+    options = readJobOptions(request.headers, { platforms: lease.platforms.names });
+  } catch (err) {
+    const error = isStatusError(err) ? err : new StatusError(5000, (err as Error).message);
+    reply.hijack();
+    discardRest(request);
+    sendStatusError(reply.raw, error, { 'ezPAARSE-Version': version });
+    return;
+  }
+  const limit = app.config.limits.maxConcurrentJobs;
+  if (limit > 0 && app.runningJobs.size >= limit) {
+    reply.hijack();
+    discardRest(request);
+    sendStatusError(reply.raw, new StatusError(5004, `${limit} jobs are running`), { 'Retry-After': '30' });
+    return;
+  }
+  reply.hijack();
+  await runJob(app, request, reply.raw, options, lease);
+}
+
+async function runJob(app: FastifyInstance, request: FastifyRequest, res: ServerResponse, options: JobOptions, lease: RuntimeLease): Promise<void> {
   const id = randomUUID();
   const baseUrl = app.baseUrl();
   const headers = jobHeaders(baseUrl, id, options, app.appVersion);
   const job = new Job(
-    { config: app.config, baseUrl, pool: app.pool, store: app.jobStore, versions: app.versions },
+    { config: app.config, baseUrl, pool: lease.pool, store: app.jobStore, versions: lease.versions },
     options,
     { id, userId: request.user?.username, userAgent: header(request.headers, 'user-agent') },
   );

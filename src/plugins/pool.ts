@@ -13,10 +13,11 @@ export default fp(async (app) => {
     threads: app.config.pool.threads,
     platformSources: app.platforms.sources,
     platformsVersion: app.platforms.version,
+    resources: app.resources.data,
     onWorkerError: (err) => app.log.error({ err }, 'parsing worker error'),
   });
   app.decorate('pool', pool);
   app.addHook('onClose', async () => {
     await pool.close();
   });
-}, { name: 'pool', dependencies: ['platforms'] });
+}, { name: 'pool', dependencies: ['platforms', 'resources'] });

@@ -70,7 +70,11 @@ export default async function jobRoutes(app: FastifyInstance): Promise<void> {
     const version = app.appVersion;
     let options: JobOptions;
     try {
-      options = readJobOptions(request.headers, { platforms: app.platforms.names });
+      options = readJobOptions(request.headers, {
+        platforms: app.platforms.names,
+        middlewares: app.resources.middlewareModules,
+        defaultMiddlewares: app.config.middlewares,
+      });
     } catch (err) {
       const error = isStatusError(err) ? err : new StatusError(5000, (err as Error).message);
       reply.hijack();

@@ -179,7 +179,8 @@ function processLine(ctx: JobContext, line: string, out: BatchCollector, wantJso
   out.events.push({
     ts: ec.timestamp as number,
     text: ctx.serializer.serialize(ec),
-    denied: flags.denied,
+    // Clean-Only writes every line that passes the status filter, 401/403 included (reference 3.5)
+    denied: flags.denied && !spec.cleanOnly,
     platform,
     rtype,
     mime,

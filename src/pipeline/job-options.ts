@@ -275,7 +275,8 @@ export function readJobOptions(headers: RequestHeaders, ctx: OptionsContext): Jo
     middlewares: chain.middlewares,
     exclusions: readDisableFilters(header(headers, 'disable-filters')),
     enrich: header(headers, 'ezpaarse-enrich')?.trim().toLowerCase() !== 'false',
-    doubleClick: { ...doubleClick, enabled: doubleClick.enabled && chain.middlewares.includes('deduplicator') },
-    chronologyTolerance: readChronologyTolerance(header(headers, 'chronology-tolerance')),
+    // Clean-Only writes lines, not events: no double clicks, no chronology (reference 3.5)
+    doubleClick: { ...doubleClick, enabled: doubleClick.enabled && !cleanOnly && chain.middlewares.includes('deduplicator') },
+    chronologyTolerance: cleanOnly ? undefined : readChronologyTolerance(header(headers, 'chronology-tolerance')),
   };
 }

@@ -2,14 +2,14 @@ import type { ProxyFamily } from './formats/types.js';
 import type { OutputKind } from './writers/types.js';
 import type { RejectCategory } from './stages/types.js';
 import type { StatusFilter } from './stages/validity.js';
-import type { ExclusionSwitches } from './stages/exclusions.js';
+import type { JobOptions } from './job-options.js';
 import type { DoubleClickOptions } from './double-clicks.js';
 
 /**
  * What a parsing worker needs to know about a job: plain, structured-clonable data sent with
  * each batch and compiled once per worker (regexes, date parser, serialiser, chain).
  */
-export interface JobSpec {
+export interface JobSpec extends Pick<JobOptions, 'middlewares' | 'exclusions' | 'enrich'> {
   readonly id: string;
   readonly format: { readonly family: ProxyFamily; readonly literal: string };
   readonly dateFormat: string;
@@ -32,12 +32,6 @@ export interface JobSpec {
   readonly keepRaw: boolean;
   /** provenance fields added to every event (ezpaarse_version, platforms_version…) */
   readonly provenance: Readonly<Record<string, string>>;
-  /** the per-event chain by name, ezPAARSE-Middlewares applied */
-  readonly middlewares: readonly string[];
-  /** the exclusion lists applied (Disable-Filters) */
-  readonly exclusions: ExclusionSwitches;
-  /** knowledge-base enrichment (ezPAARSE-Enrich) */
-  readonly enrich: boolean;
   /** geolocation (Geoip other than none) */
   readonly geolocate: boolean;
   /** double-click settings, when the deduplicator is on (its keys are computed in the workers) */

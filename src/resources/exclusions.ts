@@ -1,7 +1,7 @@
 import { readdir, readFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { isBot } from 'isbot';
-import { IpRangeBuilder, IpRanges, someAddress, type IpRangeData } from './ip-ranges.js';
+import { IpRangeBuilder, IpRanges, parseIPv4, someAddress, type IpRangeData } from './ip-ranges.js';
 
 /**
  * The exclusion lists (reference 3.4): `robots.*` (crawler addresses), `hosts.*` (ignored client
@@ -108,7 +108,16 @@ export class HostList {
 
   /** Whether the host, or any address of a proxy chain `a, b`, is listed. */
   matches(host: string): boolean {
-    return someAddress(host, (a) => this.ranges.has(a) || (this.names.size > 0 && this.names.has(a.toLowerCase())));
+    if (host.indexOf(',') < 0) return this.matchesOne(host);
+    return someAddress(host, (a) => this.matchesOne(a));
+  }
+
+  /** One address or name; runs on every line, so the IPv4 case is tried first and alone. */
+  private matchesOne(a: string): boolean {
+    const n = parseIPv4(a);
+    if (n >= 0) return this.ranges.hasV4(n);
+    if (a.indexOf(':') >= 0 && this.ranges.has(a)) return true;
+    return this.names.size > 0 && this.names.has(a.toLowerCase());
   }
 }
 

@@ -1,9 +1,10 @@
 import { createHash } from 'node:crypto';
-import { mkdir, readdir, readFile, rename, stat, writeFile } from 'node:fs/promises';
+import { mkdir, readdir, rename, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { pathToFileURL } from 'node:url';
 import { build } from 'esbuild';
 import type { AccessEvent } from '../pipeline/event.js';
+import { exists } from '../platforms/loader.js';
 import type { RejectCategory } from '../pipeline/stages/types.js';
 
 /**
@@ -48,15 +49,6 @@ export interface LoadedMiddlewares {
 
 const ENTRY_FILES = ['index.ts', 'index.mjs', 'index.js'];
 const NAME = /^[a-z0-9_-]+$/;
-
-async function exists(path: string): Promise<boolean> {
-  try {
-    await stat(path);
-    return true;
-  } catch {
-    return false;
-  }
-}
 
 /**
  * TypeScript is bundled with its imports into one ES module in the cache folder (named by a digest
@@ -124,11 +116,4 @@ export async function loadMiddlewares(dir: string, cacheDir: string, reserved: R
     }
   }
   return { sources, problems };
-}
-
-/** The code of a module as text, for digests (a reload tells changed steps apart). */
-export async function middlewareDigest(sources: readonly MiddlewareSource[]): Promise<string> {
-  const h = createHash('sha1');
-  for (const s of sources) h.update(s.name).update(await readFile(s.module));
-  return h.digest('hex').slice(0, 7);
 }

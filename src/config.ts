@@ -29,6 +29,8 @@ export interface Config {
     readonly batchBytes: number;
     /** batches of one job in the workers at once, beyond which reading the upload pauses */
     readonly inFlightPerJob: number;
+    /** complete lines waiting this long for more input are parsed at once (live uploads) */
+    readonly flushAfterMs: number;
   };
   readonly limits: {
     /** a pending line longer than this (bytes) fails the job with 4022 */
@@ -57,6 +59,50 @@ export interface Config {
   readonly onCampusRanges?: string;
   /** the default per-event chain (MIDDLEWARES, comma list); undefined = the built-in default */
   readonly middlewares?: readonly string[];
+  readonly auth: {
+    /** when job submission and job files need a login (README, "Accounts and access") */
+    readonly jobs: JobAuthPolicy;
+    /** failed logins from one client address within the window, after which it gets 429 (0 = no limit) */
+    readonly maxFailuresPerAddress: number;
+    /** failed logins on one account within the window, after which it gets 429 (0 = no limit) */
+    readonly maxFailuresPerAccount: number;
+    readonly failureWindowMs: number;
+  };
+  readonly updates: UpdatesConfig;
+}
+
+/** Where an updatable part comes from: `origin` unset = no remote configured (status says so). */
+export interface PartOrigin {
+  readonly origin?: string;
+  readonly branch?: string;
+}
+
+export interface UpdatesConfig {
+  /** status fetches from the origins at most this often (ms), unless asked with `?refresh=1` */
+  readonly fetchIntervalMs: number;
+  /**
+   * git metadata of the data parts, one folder per part, outside their work trees: in a
+   * development checkout `repos/platforms` is tracked by the service's own repository, where a
+   * nested `.git` would make it an embedded repository
+   */
+  readonly gitdirsDir: string;
+  /** the service's own checkout (the `app` part) */
+  readonly appDir: string;
+  readonly platforms: PartOrigin;
+  readonly middlewares: PartOrigin;
+  readonly resources: PartOrigin;
+  /** `origin`/`branch` override the checkout's own remote and current branch */
+  readonly app: PartOrigin;
+}
+
+export const JOB_AUTH_POLICIES = ['always', 'when-users-exist', 'never'] as const;
+export type JobAuthPolicy = (typeof JOB_AUTH_POLICIES)[number];
+
+function oneOf<T extends string>(env: NodeJS.ProcessEnv, name: string, values: readonly T[], fallback: T): T {
+  const raw = env[name];
+  if (raw === undefined || raw === '') return fallback;
+  if (!(values as readonly string[]).includes(raw)) throw new Error(`${name} must be one of ${values.join(', ')}, got ${JSON.stringify(raw)}`);
+  return raw as T;
 }
 
 function int(env: NodeJS.ProcessEnv, name: string, fallback: number): number {
@@ -65,12 +111,6 @@ function int(env: NodeJS.ProcessEnv, name: string, fallback: number): number {
   const n = Number(raw);
   if (!Number.isFinite(n) || n < 0) throw new Error(`${name} must be a non-negative number, got ${JSON.stringify(raw)}`);
   return n;
-}
-
-function bool(env: NodeJS.ProcessEnv, name: string, fallback: boolean): boolean {
-  const raw = env[name];
-  if (raw === undefined || raw === '') return fallback;
-  return /^(1|true|yes|on)$/i.test(raw);
 }
 
 /** A list of folders separated by the platform's path delimiter (`:`), each made absolute. */
@@ -87,6 +127,22 @@ function geoipDb(env: NodeJS.ProcessEnv): string | undefined {
   return isAbsolute(raw) ? raw : resolve(raw);
 }
 
+/** MIDDLEWARES: the default chain, a comma list (names checked when the resources load). */
+function middlewareList(raw: string | undefined): string[] | undefined {
+  const list = raw?.split(',').map((m) => m.trim().toLowerCase()).filter(Boolean);
+  return list?.length ? list : undefined;
+}
+
+function bool(env: NodeJS.ProcessEnv, name: string, fallback: boolean): boolean {
+  const raw = env[name];
+  if (raw === undefined || raw === '') return fallback;
+  return /^(1|true|yes|on)$/i.test(raw);
+}
+
+function origin(env: NodeJS.ProcessEnv, prefix: string, defaultBranch?: string): PartOrigin {
+  return { origin: env[`${prefix}_ORIGIN`] || undefined, branch: env[`${prefix}_BRANCH`] || defaultBranch };
+}
+
 function dir(env: NodeJS.ProcessEnv, name: string, fallback: string): string {
   const raw = env[name];
   if (!raw) return fallback;
@@ -98,12 +154,10 @@ function dir(env: NodeJS.ProcessEnv, name: string, fallback: string): string {
  * `overrides` lets tests and tools change any value without touching the environment.
  */
 export function readConfig(env: NodeJS.ProcessEnv = process.env, overrides: Partial<Config> = {}): Config {
-  const middlewares = env.MIDDLEWARES?.split(',').map((m) => m.trim().toLowerCase()).filter(Boolean);
   const host = env.HOST || '127.0.0.1';
   const port = int(env, 'PORT', 59599);
   const varDir = dir(env, 'VAR_DIR', join(PROJECT_ROOT, 'var'));
   const reposDir = dir(env, 'REPOS_DIR', join(PROJECT_ROOT, 'repos'));
-  const resourcesDir = join(reposDir, 'resources');
   const config: Config = {
     host,
     port,
@@ -111,7 +165,7 @@ export function readConfig(env: NodeJS.ProcessEnv = process.env, overrides: Part
     reposDir,
     platformsDir: dir(env, 'PLATFORMS_DIR', join(reposDir, 'platforms')),
     middlewaresDir: join(reposDir, 'middlewares'),
-    resourcesDir,
+    resourcesDir: join(reposDir, 'resources'),
     publicDir: join(PROJECT_ROOT, 'public'),
     publicBaseUrl: env.PUBLIC_BASE_URL ? env.PUBLIC_BASE_URL.replace(/\/+$/, '') : undefined,
     trustProxy: bool(env, 'TRUST_PROXY', false),
@@ -120,6 +174,7 @@ export function readConfig(env: NodeJS.ProcessEnv = process.env, overrides: Part
       threads: int(env, 'POOL_THREADS', Math.max(1, availableParallelism())),
       batchBytes: int(env, 'BATCH_BYTES', 256 * 1024),
       inFlightPerJob: int(env, 'BATCHES_IN_FLIGHT', 4),
+      flushAfterMs: int(env, 'FLUSH_AFTER_MS', 100),
     },
     limits: {
       maxLineBytes: int(env, 'MAX_LINE_BYTES', 100_000),
@@ -132,11 +187,27 @@ export function readConfig(env: NodeJS.ProcessEnv = process.env, overrides: Part
       sweepIntervalMs: int(env, 'JOB_SWEEP_INTERVAL_MS', 3_600_000),
     },
     defaultTimeZone: env.DEFAULT_TIME_ZONE || 'local',
-    exclusionsDirs: [join(resourcesDir, 'exclusions'), ...dirs(env, 'EXCLUSIONS_DIRS')],
+    exclusionsDirs: [join(reposDir, 'resources', 'exclusions'), ...dirs(env, 'EXCLUSIONS_DIRS')],
     pkbDirs: dirs(env, 'PKB_DIRS'),
     geoipDb: geoipDb(env),
     onCampusRanges: env.ON_CAMPUS_RANGES || undefined,
-    middlewares: middlewares?.length ? middlewares : undefined,
+    middlewares: middlewareList(env.MIDDLEWARES),
+    auth: {
+      // A fresh install works from the quick start; once an account exists, jobs are closed.
+      jobs: oneOf(env, 'AUTH_JOBS', JOB_AUTH_POLICIES, 'when-users-exist'),
+      maxFailuresPerAddress: int(env, 'AUTH_MAX_FAILURES_PER_ADDRESS', 5),
+      maxFailuresPerAccount: int(env, 'AUTH_MAX_FAILURES_PER_ACCOUNT', 10),
+      failureWindowMs: int(env, 'AUTH_FAILURE_WINDOW_MS', 15 * 60_000),
+    },
+    updates: {
+      fetchIntervalMs: int(env, 'UPDATES_FETCH_INTERVAL_MS', 600_000),
+      gitdirsDir: join(reposDir, '.gitdirs'),
+      appDir: dir(env, 'APP_DIR', PROJECT_ROOT),
+      platforms: origin(env, 'PLATFORMS', 'master'),
+      middlewares: origin(env, 'MIDDLEWARES', 'master'),
+      resources: origin(env, 'RESOURCES', 'master'),
+      app: origin(env, 'APP'),
+    },
   };
   return Object.freeze({ ...config, ...overrides });
 }

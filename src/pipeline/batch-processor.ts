@@ -171,6 +171,8 @@ function processLine(ctx: JobContext, line: string, out: BatchCollector, wantJso
     return;
   }
   if (flags.pkbMiss) out.reject('pkb-miss-ecs', line);
+  // Clean-Only outputs the lines that pass the status filter, 401/403 included (reference 3.5).
+  if (ctx.spec.cleanOnly) flags.denied = false;
   const spec = ctx.spec;
   const platform = typeof ec.platform === 'string' ? ec.platform : undefined;
   const rtype = typeof ec.rtype === 'string' ? ec.rtype : undefined;

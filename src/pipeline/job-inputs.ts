@@ -73,13 +73,22 @@ async function* multipartInputs(req: IncomingMessage): AsyncIterable<JobInput> {
   let failure: Error | undefined;
   let wake: (() => void) | undefined;
   const signal = () => { wake?.(); wake = undefined; };
+  let reading: Readable | undefined;
   bb.on('file', (_field, stream, info) => {
+    // Busboy also reports a broken body on the file's stream: never leave that unheard.
+    stream.on('error', (err) => { failure ??= new StatusError(4007, `malformed multipart body: ${err.message}`); signal(); });
     parts.push({ name: info.filename ?? 'N/A', stream, mime: info.mimeType });
     signal();
   });
   bb.on('close', () => { finished = true; signal(); });
-  bb.on('error', (err) => { failure = new StatusError(4007, (err as Error).message); signal(); });
-  req.on('error', (err) => { failure ??= err; signal(); });
+  const fail = (err: Error) => {
+    failure ??= err;
+    // The file being read would otherwise wait for bytes that never come.
+    reading?.destroy(failure);
+    signal();
+  };
+  bb.on('error', (err) => fail(new StatusError(4007, `malformed multipart body: ${(err as Error).message}`)));
+  req.on('error', (err) => fail(err));
   req.pipe(bb);
   try {
     for (;;) {
@@ -87,7 +96,9 @@ async function* multipartInputs(req: IncomingMessage): AsyncIterable<JobInput> {
       const part = parts.shift();
       if (part) {
         const gz = GZIP_TYPES.has(part.mime.toLowerCase()) || /\.gz$/i.test(part.name);
+        reading = part.stream;
         yield { name: part.name, bytes: decompressed(part.stream, gz ? 'gzip' : undefined, `the file ${part.name}`) };
+        reading = undefined;
         part.stream.resume(); // whatever the job did not read, so that busboy goes on
         continue;
       }

@@ -74,6 +74,8 @@ export interface JobOptions {
   readonly doubleClick: DoubleClickOptions;
   /** Chronology-Tolerance (seconds); undefined: strictly ordered, as the reference */
   readonly chronologyTolerance?: number;
+  /** mail notifications asked for (there is no mail server: recorded and reported, not sent) */
+  readonly notifications: readonly string[];
   /** the headers the job ran with, for the report */
   readonly headers: Readonly<Record<string, string>>;
 }
@@ -162,6 +164,16 @@ function readTraceLevel(value: string | undefined): TraceLevel {
     throw new StatusError(4030, `Traces-Level: ${JSON.stringify(value)} (known: ${TRACE_LEVELS.join(', ')})`);
   }
   return v as TraceLevel;
+}
+
+/** `mail<a@b.org>, mail<c@d.org>`: the addresses; another action is 4021. */
+function readNotifications(value: string | undefined): string[] {
+  const items = value?.split(',').map((s) => s.trim()).filter(Boolean) ?? [];
+  return items.map((item) => {
+    const m = /^mail<([^<>\s]+@[^<>\s]+)>$/i.exec(item);
+    if (!m) throw new StatusError(4021, `ezPAARSE-Job-Notifications: ${JSON.stringify(item)} (only mail<address> is known)`);
+    return m[1];
+  });
 }
 
 function readMaxParseAttempts(value: string | undefined): number {
@@ -271,6 +283,7 @@ export function readJobOptions(headers: RequestHeaders, ctx: OptionsContext): Jo
     forcePublisher: header(headers, 'force-ecfield-publisher')?.trim() || undefined,
     rejectFiles: readRejectFiles(header(headers, 'reject-files')),
     tracesLevel: readTraceLevel(header(headers, 'traces-level')),
+    notifications: readNotifications(header(headers, 'ezpaarse-job-notifications')),
     headers: seen,
     middlewares: chain.middlewares,
     exclusions: readDisableFilters(header(headers, 'disable-filters')),

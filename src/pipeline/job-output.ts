@@ -22,9 +22,10 @@ class FramedSink {
   }
 
   write(text: string): boolean {
-    const prefix = this.count === 0 ? this.frame.head : this.frame.separator;
+    const frame = this.frame;
+    const prefix = this.count === 0 ? frame.head : frame.separator;
     this.count++;
-    return this.sink.write(prefix + text);
+    return this.sink.write(frame.terminator ? prefix + text + frame.terminator : prefix + text);
   }
 
   /** the tail when something was written (a job with no event sends an empty body) */

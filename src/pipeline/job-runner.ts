@@ -55,6 +55,12 @@ export function isAsciiCompatible(charset: string): boolean {
 
 const REPORT_INTERVAL_MS = 4000;
 
+/** The errors reading a request raises when its client went away mid-upload. */
+function clientGone(err: unknown): boolean {
+  const e = err as NodeJS.ErrnoException | undefined;
+  return e?.code === 'ECONNRESET' || e?.code === 'ERR_STREAM_PREMATURE_CLOSE' || e?.message === 'aborted';
+}
+
 async function* transcodeToUtf8(source: AsyncIterable<Uint8Array>, charset: string): AsyncIterable<Uint8Array> {
   const decoder = iconv.getDecoder(charset);
   for await (const chunk of source) {
@@ -170,6 +176,9 @@ export class Job {
       platformsVersion: this.deps.versions.platforms_version,
     });
     traces.info(`New job with ID: ${this.id}`);
+    if (this.options.notifications.length) {
+      traces.warn(`Mail notifications to ${this.options.notifications.join(', ')} are not sent: the service has no mail server`);
+    }
     for (const h of this.options.ignoredFormatHeaders) traces.warn(`${h}: unknown proxy family, header ignored (known: ezproxy, apache, squid, bibliopam)`);
     traces.info(`Output: ${this.options.output.contentType}, response charset ${this.options.responseEncoding.charset}`);
     await this.writeReport();
@@ -198,6 +207,8 @@ export class Job {
         const batches = lineBatches(this.batchBytes(this.countBytes(input.bytes)), {
           batchBytes: this.deps.config.pool.batchBytes,
           maxLineBytes: this.deps.config.limits.maxLineBytes,
+          flushAfterMs: this.deps.config.pool.flushAfterMs,
+          signal: this.signal,
         });
         for await (const batch of batches) {
           if (this.aborted) break;
@@ -457,7 +468,8 @@ export class Job {
   }
 
   private async terminate(err: unknown): Promise<JobOutcome> {
-    const error = isStatusError(err) ? err : new StatusError(5000, (err as Error)?.message ?? String(err));
+    const error = isStatusError(err) ? err : clientGone(err) ? new StatusError(4039, 'the client closed the connection')
+      : new StatusError(5000, (err as Error)?.message ?? String(err));
     if (!this.failure) this.failure = error;
     if (!this.abortController.signal.aborted) this.abortController.abort(error);
     await this.settle().catch(() => undefined);

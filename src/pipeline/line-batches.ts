@@ -5,15 +5,23 @@ export interface BatchOptions {
   readonly batchBytes: number;
   /** a line (bytes since the last newline) longer than this fails with 4022 */
   readonly maxLineBytes: number;
+  /**
+   * complete lines waiting longer than this for more input are sent on (a slow or live upload
+   * still gets its events at once); 0 = only full batches and the end
+   */
+  readonly flushAfterMs?: number;
+  /** stops waiting for input at once (job aborted, service shutting down) */
+  readonly signal?: AbortSignal;
 }
 
 const NEWLINE = 0x0a;
+const TIMEOUT = Symbol('timeout');
 
 /**
  * Cuts a byte stream into batches of whole lines without looking at each line: only the last
- * newline of the accumulated bytes is searched. Each batch owns its memory (an ArrayBuffer of
- * its own) so that it can be transferred to a worker without copying. The last line needs no
- * newline. A UTF-8 byte-order mark at the very start is dropped.
+ * newline of each chunk is searched. Each batch owns its memory (an ArrayBuffer of its own) so
+ * that it can be transferred to a worker without copying. The last line needs no newline. A
+ * UTF-8 byte-order mark at the very start is dropped.
  */
 export async function* lineBatches(source: AsyncIterable<Uint8Array>, opts: BatchOptions): AsyncGenerator<Uint8Array> {
   let pieces: Uint8Array[] = [];
@@ -39,24 +47,58 @@ export async function* lineBatches(source: AsyncIterable<Uint8Array>, opts: Batc
     return batch;
   };
 
-  for await (let chunk of source) {
-    if (first) {
-      first = false;
-      if (chunk.length >= 3 && chunk[0] === 0xef && chunk[1] === 0xbb && chunk[2] === 0xbf) chunk = chunk.subarray(3);
+  const iterator = source[Symbol.asyncIterator]();
+  const flushAfter = opts.flushAfterMs ?? 0;
+  // An upload that sends nothing must not keep an aborted job waiting for its next chunk.
+  const aborted = opts.signal
+    ? new Promise<never>((_, reject) => {
+      const fail = () => reject(opts.signal!.reason);
+      if (opts.signal!.aborted) fail();
+      else opts.signal!.addEventListener('abort', fail, { once: true });
+    })
+    : undefined;
+  aborted?.catch(() => undefined);
+  let next: Promise<IteratorResult<Uint8Array>> | undefined;
+  try {
+    for (;;) {
+      next ??= iterator.next();
+      let step: IteratorResult<Uint8Array> | typeof TIMEOUT;
+      if (flushAfter > 0 && size > pendingLine) {
+        let timer: NodeJS.Timeout | undefined;
+        const waits: Array<Promise<IteratorResult<Uint8Array> | typeof TIMEOUT>> = [next, new Promise<typeof TIMEOUT>((resolve) => { timer = setTimeout(resolve, flushAfter, TIMEOUT); })];
+        if (aborted) waits.push(aborted);
+        step = await Promise.race(waits);
+        clearTimeout(timer);
+      } else {
+        step = await (aborted ? Promise.race([next, aborted]) : next);
+      }
+      if (step === TIMEOUT) {
+        // Input is quiet: send the complete lines we have; keep waiting for the same chunk.
+        yield take(size - pendingLine);
+        continue;
+      }
+      next = undefined;
+      if (step.done) break;
+      let chunk = step.value;
+      if (first) {
+        first = false;
+        if (chunk.length >= 3 && chunk[0] === 0xef && chunk[1] === 0xbb && chunk[2] === 0xbf) chunk = chunk.subarray(3);
+      }
+      if (chunk.length === 0) continue;
+      const lastNewline = chunk.lastIndexOf(NEWLINE);
+      pendingLine = lastNewline < 0 ? pendingLine + chunk.length : chunk.length - lastNewline - 1;
+      if (pendingLine > opts.maxLineBytes) {
+        throw new StatusError(4022, `a line is longer than ${opts.maxLineBytes} bytes without a line break: the input is not a log, or a line is absurdly long`);
+      }
+      pieces.push(chunk);
+      size += chunk.length;
+      if (size >= opts.batchBytes && size > pendingLine) yield take(size - pendingLine);
     }
-    if (chunk.length === 0) continue;
-    const lastNewline = chunk.lastIndexOf(NEWLINE);
-    pendingLine = lastNewline < 0 ? pendingLine + chunk.length : chunk.length - lastNewline - 1;
-    if (pendingLine > opts.maxLineBytes) {
-      throw new StatusError(4022, `a line is longer than ${opts.maxLineBytes} bytes without a line break: the input is not a log, or a line is absurdly long`);
-    }
-    pieces.push(chunk);
-    size += chunk.length;
-    if (size >= opts.batchBytes && size > pendingLine) {
-      yield take(size - pendingLine);
-    }
+    if (size > 0) yield take(size);
+  } finally {
+    // Stop the source when the consumer stops early (error, abort).
+    if (next === undefined) await iterator.return?.();
   }
-  if (size > 0) yield take(size);
 }
 
 /**

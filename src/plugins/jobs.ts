@@ -44,4 +44,4 @@ export default fp(async (app) => {
   app.addHook('preClose', async () => {
     await running.abortAll(new StatusError(5003, 'the service is shutting down'));
   });
-}, { name: 'jobs', dependencies: ['pool', 'database'] });
+}, { name: 'jobs', dependencies: ['platforms', 'database'] });

@@ -1,9 +1,14 @@
 import fp from 'fastify-plugin';
+import type { FastifyInstance } from 'fastify';
 import { createHash } from 'node:crypto';
 import { join } from 'node:path';
 import { readPlatformSources, type LoadProblem, type PlatformSource } from '../platforms/loader.js';
+import { ParsingPool } from '../pipeline/parsing-pool.js';
+import { ParsingRuntime, type Lease, type RuntimeSnapshot } from '../pipeline/parsing-runtime.js';
+import { loadResources, type LoadedResources } from '../resources/index.js';
+import { isBuiltinMiddleware } from '../pipeline/middlewares.js';
 
-/** The platforms the service runs with, read once from disk (compiled in each worker). */
+/** The platforms the service runs with, read from disk (compiled in each worker of their pool). */
 export interface LoadedPlatforms {
   readonly sources: readonly PlatformSource[];
   readonly names: ReadonlySet<string>;
@@ -13,9 +18,29 @@ export interface LoadedPlatforms {
   readonly date: string;
 }
 
+/**
+ * What a pool is loaded with: the platforms, and the resources of the filters and enrichments
+ * (exclusion lists, knowledge bases — read from the platforms' folders too —, geolocation,
+ * campus networks, extra middlewares), reloaded together.
+ */
+export interface RuntimeData extends LoadedPlatforms {
+  readonly resources: LoadedResources;
+}
+
+export type Runtime = ParsingRuntime<RuntimeData, ParsingPool>;
+export type RuntimeLease = Lease<RuntimeData, ParsingPool>;
+export type Snapshot = RuntimeSnapshot<RuntimeData, ParsingPool>;
+
 declare module 'fastify' {
   interface FastifyInstance {
-    platforms: LoadedPlatforms;
+    /** platforms, pool and versions; a job takes `runtime.acquire()` and releases it at its end */
+    runtime: Runtime;
+    /** the current platforms and resources (a getter: changes after an update) */
+    platforms: RuntimeData;
+    /** the current pool (a getter); a job must hold a lease instead, or the pool may close under it */
+    pool: ParsingPool;
+    /** provenance fields added to every event (a getter on the current snapshot) */
+    versions: Readonly<Record<string, string>>;
   }
 }
 
@@ -32,9 +57,63 @@ export async function loadPlatforms(dir: string, cacheDir: string): Promise<Load
   };
 }
 
+/**
+ * The platforms and their pool of parsing workers, reloadable: after a platforms update new jobs
+ * get a new pool while running jobs finish on theirs.
+ */
 export default fp(async (app) => {
-  const platforms = await loadPlatforms(app.config.platformsDir, join(app.config.varDir, 'cache', 'hooks'));
-  for (const p of platforms.problems) app.log.error({ platform: p.folder }, `platform not loaded: ${p.message}`);
-  app.log.info({ platforms: platforms.sources.length, version: platforms.version }, 'platforms loaded');
-  app.decorate('platforms', platforms);
+  const cacheDir = join(app.config.varDir, 'cache', 'hooks');
+  const runtime = await ParsingRuntime.start<RuntimeData, ParsingPool>({
+    load: async () => {
+      const platforms = await loadPlatforms(app.config.platformsDir, cacheDir);
+      for (const p of platforms.problems) app.log.error({ platform: p.folder }, `platform not loaded: ${p.message}`);
+      app.log.info({ platforms: platforms.sources.length, version: platforms.version }, 'platforms loaded');
+      return { ...platforms, resources: await loadLoggedResources(app) };
+    },
+    createPool: (platforms) => new ParsingPool({
+      threads: app.config.pool.threads,
+      platformSources: platforms.sources,
+      platformsVersion: platforms.version,
+      resources: platforms.resources.data,
+      onWorkerError: (err) => app.log.error({ err }, 'parsing worker error'),
+    }),
+    closePool: (pool) => pool.close(),
+    onPoolClosed: (err) => {
+      if (err) app.log.error({ err }, 'closing a parsing pool failed');
+    },
+    platformVersions: (platforms) => ({ platforms_version: platforms.version, platforms_date: platforms.date }),
+    baseVersions: {
+      ezpaarse_version: app.appVersion,
+      ezpaarse_date: new Date().toISOString().slice(0, 10),
+      middlewares_version: '',
+      middlewares_date: '',
+    },
+  });
+  app.decorate('runtime', runtime);
+  app.decorate('platforms', { getter: () => runtime.current.platforms });
+  app.decorate('pool', { getter: () => runtime.current.pool });
+  app.decorate('versions', { getter: () => runtime.current.versions });
+  app.addHook('onClose', async () => {
+    await runtime.close();
+  });
 }, { name: 'platforms' });
+
+async function loadLoggedResources(app: FastifyInstance): Promise<LoadedResources> {
+  const started = Date.now();
+  const resources = await loadResources(app.config);
+  for (const p of resources.problems) app.log.error(`${p.what} not loaded: ${p.message}`);
+  const unknown = app.config.middlewares?.filter((m) => !isBuiltinMiddleware(m) && !resources.middlewareModules.has(m));
+  if (unknown?.length) throw new Error(`MIDDLEWARES names unknown middlewares: ${unknown.join(', ')}`);
+  const { exclusions, pkb, geoip, middlewares } = resources.data;
+  app.log.info({
+    exclusionFiles: exclusions.files.length,
+    ignoredDomains: exclusions.domains.length,
+    pkbPlatforms: pkb.platforms.length,
+    pkbTitles: pkb.titles,
+    geoip: geoip.file ?? 'off',
+    geoipBytes: geoip.buffer?.byteLength ?? 0,
+    middlewares: middlewares.map((m) => m.name),
+    ms: Date.now() - started,
+  }, 'resources loaded');
+  return resources;
+}

@@ -12,15 +12,13 @@ export default async function infoRoutes(app: FastifyInstance): Promise<void> {
   }, async () => codes);
 
   app.get('/codes/:code', {
-    schema: {
-      params: Type.Object({ code: Type.String() }),
-      response: { 200: Type.String(), 404: Type.Object({ message: Type.String() }) },
-    },
+    schema: { params: Type.Object({ code: Type.String() }) },
   }, async (request, reply) => {
     const { code } = request.params as { code: string };
     const message = /^[0-9]+$/.test(code) ? codes[code] : undefined;
     if (message === undefined) return reply.code(404).send({ message: 'unknown_code' });
-    return message;
+    // The reference answers the message as a JSON string.
+    return reply.type('application/json; charset=utf-8').send(JSON.stringify(message));
   });
 
   app.get('/version', async (_request, reply) => reply.type('text/plain; charset=utf-8').send(app.appVersion));

@@ -1,6 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import type { ServerResponse } from 'node:http';
-import type { FastifyInstance, FastifyRequest } from 'fastify';
+import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
+import type { RuntimeLease } from '../plugins/platforms.js';
 import { StatusError, isStatusError, STATUS_CODES } from '../status-codes.js';
 import { header, readJobOptions, type JobOptions } from '../pipeline/job-options.js';
 import { Job } from '../pipeline/job-runner.js';
@@ -24,7 +25,6 @@ export function jobHeaders(baseUrl: string, id: string, options: JobOptions, ver
     'Job-Traces': `${base}/job-traces.log`,
     'Denied-ECs': `${base}/denied-ecs.${options.output.extension}`,
     'ezPAARSE-Version': version,
-    Connection: 'close',
   };
   // Every Lines-* header is sent, as the reference does (its clients look for them); a file
   // that was not asked for in Reject-Files answers 404.
@@ -50,7 +50,6 @@ export function sendStatusError(res: ServerResponse, error: StatusError, extra: 
     'Service-Status-Message': message,
     'ezPAARSE-Status': String(error.code),
     'ezPAARSE-Status-Message': message,
-    Connection: 'close',
   });
   res.end(body);
 }
@@ -66,45 +65,62 @@ export default async function jobRoutes(app: FastifyInstance): Promise<void> {
   app.removeAllContentTypeParsers();
   app.addContentTypeParser('*', (_req, _payload, done) => done(null));
 
-  app.post('/', async (request, reply) => {
-    const version = app.appVersion;
-    let options: JobOptions;
+  // The login check answers before the upload is read and the handler hijacks the reply
+  // (AUTH_JOBS decides when one is needed).
+  app.post('/', { onRequest: app.requireJobAccess }, async (request, reply) => {
+    // The job runs to its end with the platforms, pool and versions current now, even if an
+    // update installs new ones meanwhile.
+    const lease = app.runtime.acquire();
     try {
-      options = readJobOptions(request.headers, {
-        platforms: app.platforms.names,
-        middlewares: app.resources.middlewareModules,
-        defaultMiddlewares: app.config.middlewares,
-      });
-    } catch (err) {
-      const error = isStatusError(err) ? err : new StatusError(5000, (err as Error).message);
-      reply.hijack();
-      sendStatusError(reply.raw, error, { 'ezPAARSE-Version': version });
-      request.raw.resume();
-      return;
+      await handleJobRequest(app, request, reply, lease);
+    } finally {
+      lease.release();
     }
-    const limit = app.config.limits.maxConcurrentJobs;
-    if (limit > 0 && app.runningJobs.size >= limit) {
-      reply.hijack();
-      sendStatusError(reply.raw, new StatusError(5004, `${limit} jobs are running`), { 'Retry-After': '30' });
-      request.raw.resume();
-      return;
-    }
-    reply.hijack();
-    await runJob(app, request, reply.raw, options);
   });
 }
 
-async function runJob(app: FastifyInstance, request: FastifyRequest, res: ServerResponse, options: JobOptions): Promise<void> {
+/** Checks the job's headers and the concurrency limit, then runs the job. */
+async function handleJobRequest(app: FastifyInstance, request: FastifyRequest, reply: FastifyReply, lease: RuntimeLease): Promise<void> {
+  const version = app.appVersion;
+  let options: JobOptions;
+  try {
+    options = readJobOptions(request.headers, {
+      platforms: lease.platforms.names,
+      middlewares: lease.platforms.resources.middlewareModules,
+      defaultMiddlewares: app.config.middlewares,
+    });
+  } catch (err) {
+    const error = isStatusError(err) ? err : new StatusError(5000, (err as Error).message);
+    reply.hijack();
+    discardRest(request);
+    sendStatusError(reply.raw, error, { 'ezPAARSE-Version': version });
+    return;
+  }
+  const limit = app.config.limits.maxConcurrentJobs;
+  if (limit > 0 && app.runningJobs.size >= limit) {
+    reply.hijack();
+    discardRest(request);
+    sendStatusError(reply.raw, new StatusError(5004, `${limit} jobs are running`), { 'Retry-After': '30' });
+    return;
+  }
+  reply.hijack();
+  await runJob(app, request, reply.raw, options, lease);
+}
+
+async function runJob(app: FastifyInstance, request: FastifyRequest, res: ServerResponse, options: JobOptions, lease: RuntimeLease): Promise<void> {
   const id = randomUUID();
   const baseUrl = app.baseUrl();
   const headers = jobHeaders(baseUrl, id, options, app.appVersion);
   const job = new Job(
-    { config: app.config, baseUrl, pool: app.pool, store: app.jobStore, versions: app.versions },
+    { config: app.config, baseUrl, pool: lease.pool, store: app.jobStore, versions: lease.versions },
     options,
-    { id, userAgent: header(request.headers, 'user-agent') },
+    { id, userId: request.user?.username, userAgent: header(request.headers, 'user-agent') },
   );
   const output = new ResponseOutput(res, () => job.frame(), options.responseEncoding, options.output.contentType, () => headers);
-  job.onFailBeforeOutput = (error) => sendStatusError(res, error, headers);
+  job.onFailBeforeOutput = (error) => {
+    discardRest(request);
+    sendStatusError(res, error, headers);
+  };
 
   // A client that goes away aborts the job; an upload that stops sending fails it.
   res.on('close', () => {
@@ -114,10 +130,6 @@ async function runJob(app: FastifyInstance, request: FastifyRequest, res: Server
   if (idle > 0) {
     request.raw.setTimeout(idle, () => job.abort(new StatusError(4037, `nothing received for ${idle / 1000} s`)));
   }
-  job.signal.addEventListener('abort', () => {
-    // Stop reading a request whose job is over (its socket closes once the answer is sent).
-    if (!request.raw.complete) request.raw.pause();
-  });
 
   const done = (async () => {
     await job.open(output);
@@ -132,4 +144,27 @@ async function runJob(app: FastifyInstance, request: FastifyRequest, res: Server
     sendStatusError(res, new StatusError(5000, (err as Error).message), headers);
     if (!res.writableEnded) res.destroy();
   }
+  discardRest(request);
+}
+
+/**
+ * A job that ended before its upload did (an error, a limit): the rest of the body is read and
+ * dropped, up to a limit, so that the client gets the answer instead of a connection reset
+ * (closing a socket with unread data resets it) and the connection can serve again; past the
+ * limit the connection is cut.
+ */
+function discardRest(request: FastifyRequest, maxBytes = 64 * 1024 * 1024, maxMs = 10_000): void {
+  const raw = request.raw;
+  if (raw.complete || raw.destroyed || raw.listenerCount('data') > 0) return;
+  let seen = 0;
+  const stop = () => raw.destroy();
+  const timer = setTimeout(stop, maxMs);
+  timer.unref();
+  raw.on('data', (chunk: Buffer) => {
+    seen += chunk.length;
+    if (seen > maxBytes) stop();
+  });
+  raw.on('end', () => clearTimeout(timer));
+  raw.on('close', () => clearTimeout(timer));
+  raw.resume();
 }

@@ -39,7 +39,10 @@ export interface EventSerializer {
  */
 export interface Frame {
   readonly head: string;
+  /** written between two events */
   readonly separator: string;
+  /** written right after each event, so that a line-oriented client gets each row whole at once */
+  readonly terminator?: string;
   readonly tail: string;
   errorMarker(code: number, message: string): string;
 }
@@ -64,8 +67,9 @@ export function errorLine(code: number, message: string): string {
 export function lineFrame(head: string): Frame {
   return {
     head,
-    separator: '\n',
-    tail: '\n',
-    errorMarker: (code, message) => `\n${errorLine(code, message)}\n`,
+    separator: '',
+    terminator: '\n',
+    tail: '',
+    errorMarker: (code, message) => `${errorLine(code, message)}\n`,
   };
 }

@@ -9,8 +9,9 @@ t.test('the original lines, each followed by \\n', async (t) => {
   t.equal(s.serialize({ host: 'no line' }), '');
   const frame = cleanLogFrame();
   t.equal(frame.head, '');
-  t.equal(frame.separator, '\n');
-  t.equal(frame.tail, '\n');
+  t.equal(frame.separator, '');
+  t.equal(frame.terminator, '\n', 'each row ends with its newline at once');
+  t.equal(frame.tail, '');
   t.equal(body('log', [], [{ _line: 'first' }, { _line: 'second;"x"' }]), 'first\nsecond;"x"\n');
   t.equal(body('log', [], []), '');
 });

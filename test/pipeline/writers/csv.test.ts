@@ -48,8 +48,9 @@ t.test('header: names quoted like values', async (t) => {
 t.test('frame and body bytes', async (t) => {
   const frame = csvFrame(['host', 'size']);
   t.equal(frame.head, 'host;size\n');
-  t.equal(frame.separator, '\n');
-  t.equal(frame.tail, '\n');
+  t.equal(frame.separator, '');
+  t.equal(frame.terminator, '\n', 'each row ends with its newline at once');
+  t.equal(frame.tail, '');
   t.equal(body('csv', ['host', 'size'], [{ host: 'h1', size: '10' }, { host: 'h2' }]), 'host;size\nh1;10\nh2;\n');
   t.equal(body('csv', ['host'], []), '', 'no event, no header (reference 5.1)');
 });

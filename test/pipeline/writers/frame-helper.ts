@@ -7,12 +7,12 @@ export function body(kind: OutputKind, columns: readonly string[], events: reado
   if (events.length === 0) return '';
   const serializer = createSerializer(kind, columns);
   const frame = frameFor(kind, columns);
-  return frame.head + events.map((ec) => serializer.serialize(ec)).join(frame.separator) + frame.tail;
+  return frame.head + events.map((ec) => serializer.serialize(ec) + (frame.terminator ?? '')).join(frame.separator) + frame.tail;
 }
 
 /** The body of a job that failed after its events were sent. */
 export function failedBody(kind: OutputKind, columns: readonly string[], events: readonly AccessEvent[], code: number, message: string): string {
   const serializer = createSerializer(kind, columns);
   const frame = frameFor(kind, columns);
-  return frame.head + events.map((ec) => serializer.serialize(ec)).join(frame.separator) + frame.errorMarker(code, message);
+  return frame.head + events.map((ec) => serializer.serialize(ec) + (frame.terminator ?? '')).join(frame.separator) + frame.errorMarker(code, message);
 }

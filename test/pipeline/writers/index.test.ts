@@ -84,19 +84,20 @@ t.test('Clean-Only ignores Accept', async (t) => {
 t.test('serializer and frame for each kind', async (t) => {
   const ec = { host: 'h;1', size: 3, _line: 'raw line' };
   const columns = ['host', 'size'];
-  const expected: Record<OutputKind, [string, string, string, string]> = {
-    csv: ['"h;1";3', 'host;size\n', '\n', '\n'],
-    tsv: ['h;1\t3', 'host\tsize\n', '\n', '\n'],
-    json: ['{\n  "host": "h;1",\n  "size": 3\n}', '[', ',', ']'],
-    jsonstream: ['{"host":"h;1","size":3}', '', '\n', ''],
-    log: ['raw line', '', '\n', '\n'],
+  const expected: Record<OutputKind, [string, string, string, string, string]> = {
+    csv: ['"h;1";3', 'host;size\n', '', '\n', ''],
+    tsv: ['h;1\t3', 'host\tsize\n', '', '\n', ''],
+    json: ['{\n  "host": "h;1",\n  "size": 3\n}', '[', ',', '', ']'],
+    jsonstream: ['{"host":"h;1","size":3}', '', '\n', '', ''],
+    log: ['raw line', '', '', '\n', ''],
   };
-  for (const [kind, [text, head, separator, tail]] of Object.entries(expected) as [OutputKind, [string, string, string, string]][]) {
+  for (const [kind, [text, head, separator, terminator, tail]] of Object.entries(expected) as [OutputKind, [string, string, string, string, string]][]) {
     t.equal(createSerializer(kind, columns).serialize(ec), text, `${kind} text`);
     const frame = frameFor(kind, columns);
-    t.same([frame.head, frame.separator, frame.tail], [head, separator, tail], `${kind} frame`);
+    t.same([frame.head, frame.separator, frame.terminator ?? '', frame.tail], [head, separator, terminator, tail], `${kind} frame`);
     const marker = frame.errorMarker(5000, 'Internal error');
     if (kind === 'jsonstream') t.equal(marker, '\n{"error":{"code":5000,"message":"Internal error"}}');
-    else t.equal(marker, '\n#logsift-error 5000 Internal error\n', `${kind} marker`);
+    else if (kind === 'json') t.equal(marker, '\n#logsift-error 5000 Internal error\n', `${kind} marker`);
+    else t.equal(marker, '#logsift-error 5000 Internal error\n', `${kind} marker (after the last row's newline)`);
   }
 });

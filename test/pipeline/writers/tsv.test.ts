@@ -29,8 +29,9 @@ t.test('header, frame, body', async (t) => {
   t.equal(tsvHeader(['host', 'a\tb', 'q"']), 'host\t"a\tb"\t"q"""');
   const frame = tsvFrame(['host', 'size']);
   t.equal(frame.head, 'host\tsize\n');
-  t.equal(frame.separator, '\n');
-  t.equal(frame.tail, '\n');
+  t.equal(frame.separator, '');
+  t.equal(frame.terminator, '\n', 'each row ends with its newline at once');
+  t.equal(frame.tail, '');
   t.equal(body('tsv', ['host', 'size'], [{ host: 'h1', size: '10' }, { host: 'h2', size: 0 }]), 'host\tsize\nh1\t10\nh2\t\n');
   t.equal(body('tsv', ['host'], []), '');
   t.equal(

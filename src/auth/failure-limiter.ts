@@ -1,0 +1,88 @@
+export interface FailureLimits {
+  /** failed logins from one address within the window before it is refused (0 = no limit) */
+  readonly maxPerAddress: number;
+  /** failed logins on one account, from anywhere, within the window before it is refused (0 = no limit) */
+  readonly maxPerAccount: number;
+  readonly windowMs: number;
+}
+
+// Beyond this many tracked keys the expired ones are dropped, then the oldest: memory stays bounded
+// even when a client tries many different names.
+const MAX_KEYS = 50_000;
+
+/**
+ * Counts failed logins per client address and per account name in a sliding window. While either
+ * count is at its limit, logins are refused before any password check (429 with Retry-After), so
+ * guessing is capped and costs the server nothing. One instance per service (no module state).
+ */
+export class FailureLimiter {
+  private readonly failures = new Map<string, number[]>();
+
+  constructor(
+    private readonly limits: FailureLimits,
+    private readonly now: () => number = Date.now,
+  ) {}
+
+  /** Seconds until a login from `address` on `account` is accepted again; 0 when it is now. */
+  retryAfter(address: string, account: string): number {
+    const wait = Math.max(
+      this.waitMs(`a:${address}`, this.limits.maxPerAddress),
+      this.waitMs(`u:${account}`, this.limits.maxPerAccount),
+    );
+    return wait > 0 ? Math.ceil(wait / 1000) : 0;
+  }
+
+  recordFailure(address: string, account: string): void {
+    const now = this.now();
+    for (const [key, max] of [[`a:${address}`, this.limits.maxPerAddress], [`u:${account}`, this.limits.maxPerAccount]] as const) {
+      if (max <= 0) continue;
+      const list = this.recent(key, now);
+      list.push(now);
+      // Only the last `max` failures decide (see waitMs).
+      if (list.length > max) list.splice(0, list.length - max);
+      this.failures.delete(key); // re-inserted last: the map's order is the order of last failure
+      this.failures.set(key, list);
+    }
+    if (this.failures.size > MAX_KEYS) this.shrink(now);
+  }
+
+  /** A successful login clears both counts (the account's own count still caps guesses on it). */
+  recordSuccess(address: string, account: string): void {
+    this.failures.delete(`a:${address}`);
+    this.failures.delete(`u:${account}`);
+  }
+
+  /** After an administrator sets a new password, the account's count starts again. */
+  clearAccount(account: string): void {
+    this.failures.delete(`u:${account}`);
+  }
+
+  private waitMs(key: string, max: number): number {
+    if (max <= 0) return 0;
+    const now = this.now();
+    const list = this.recent(key, now);
+    if (list.length < max) return 0;
+    // Accepted again once enough of the failures have left the window.
+    return list[list.length - max] + this.limits.windowMs - now;
+  }
+
+  /** The failures of `key` still in the window (older ones are dropped in place). */
+  private recent(key: string, now: number): number[] {
+    const list = this.failures.get(key);
+    if (!list) return [];
+    const from = now - this.limits.windowMs;
+    let drop = 0;
+    while (drop < list.length && list[drop] <= from) drop++;
+    if (drop > 0) list.splice(0, drop);
+    if (list.length === 0) this.failures.delete(key);
+    return list;
+  }
+
+  private shrink(now: number): void {
+    for (const key of this.failures.keys()) this.recent(key, now);
+    for (const key of this.failures.keys()) {
+      if (this.failures.size <= MAX_KEYS) break;
+      this.failures.delete(key);
+    }
+  }
+}

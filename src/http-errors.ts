@@ -1,0 +1,62 @@
+import { STATUS_CODES as HTTP_STATUS } from 'node:http';
+import type { FastifyError, FastifyReply, FastifyRequest } from 'fastify';
+import { Type } from '@fastify/type-provider-typebox';
+
+/**
+ * A refusal with a stable machine code (camelCase, routes.md 0.3), answered as
+ * `{ statusCode, error, message: code }`; `detail` says more to a human when it helps.
+ */
+export class ApiError extends Error {
+  constructor(
+    readonly statusCode: number,
+    readonly code: string,
+    readonly headers: Readonly<Record<string, string>> = {},
+    readonly detail?: string,
+  ) {
+    super(code);
+    this.name = 'ApiError';
+  }
+}
+
+/** The error body of the admin and account routes. */
+export const ErrorBody = Type.Object({
+  statusCode: Type.Integer(),
+  error: Type.String(),
+  message: Type.String(),
+  detail: Type.Optional(Type.String()),
+});
+
+export function errorBody(statusCode: number, code: string, detail?: string) {
+  return { statusCode, error: HTTP_STATUS[statusCode] ?? 'Error', message: code, ...(detail ? { detail } : {}) };
+}
+
+export function sendApiError(reply: FastifyReply, err: ApiError): FastifyReply {
+  return reply.code(err.statusCode).headers(err.headers).send(errorBody(err.statusCode, err.code, err.detail));
+}
+
+function camelCase(text: string): string {
+  const words = text.toLowerCase().split(/[^a-z0-9]+/).filter(Boolean);
+  return words.map((w, i) => (i === 0 ? w : w[0].toUpperCase() + w.slice(1))).join('');
+}
+
+/**
+ * Error handler for the JSON API routes: every error gets the `{ statusCode, error, message }`
+ * body with a machine code; schema failures say which field is wrong; 5xx say nothing more.
+ */
+export function apiErrorHandler(error: FastifyError | ApiError, request: FastifyRequest, reply: FastifyReply): FastifyReply {
+  if (error instanceof ApiError) return sendApiError(reply, error);
+  if (error.validation) {
+    // A POST without any body has none of the fields.
+    if (error.validationContext === 'body' && request.body == null) return sendApiError(reply, new ApiError(400, 'fillAllFields'));
+    return sendApiError(reply, new ApiError(400, 'invalidParameter', {}, error.message));
+  }
+  const status = error.statusCode ?? 500;
+  if (status >= 500) {
+    request.log.error({ err: error }, 'request failed');
+    return sendApiError(reply, new ApiError(500, 'internalError'));
+  }
+  const code = error.code === 'FST_ERR_CTP_INVALID_JSON_BODY' || error.code === 'FST_ERR_CTP_EMPTY_JSON_BODY'
+    ? 'invalidBody'
+    : camelCase(HTTP_STATUS[status] ?? 'error');
+  return sendApiError(reply, new ApiError(status, code));
+}

@@ -1,0 +1,155 @@
+import fp from 'fastify-plugin';
+import basicAuth from '@fastify/basic-auth';
+import { randomBytes } from 'node:crypto';
+import type { FastifyReply, FastifyRequest, preHandlerHookHandler } from 'fastify';
+import { UserStore, type User } from '../db/users.js';
+import { FailureLimiter } from '../auth/failure-limiter.js';
+import { hashPassword, verifyPassword } from '../auth/passwords.js';
+import { ApiError, sendApiError } from '../http-errors.js';
+
+/**
+ * A route hook that either lets the request through (setting `request.user` when it logged in)
+ * or answers it. Use it as `onRequest` (it also works as preValidation or preHandler): then an
+ * anonymous caller is refused before its body is read or validated.
+ */
+export type AuthCheck = (request: FastifyRequest, reply: FastifyReply) => Promise<FastifyReply | undefined>;
+
+declare module 'fastify' {
+  interface FastifyInstance {
+    userStore: UserStore;
+    loginLimiter: FailureLimiter;
+    /** any logged user (HTTP Basic): 401 without or with wrong credentials, 429 after repeated failures */
+    requireUser: AuthCheck;
+    /** a logged user of group `admin`; 403 for other users */
+    requireAdmin: AuthCheck;
+    /** job submission and job files: a login as `AUTH_JOBS` says; credentials sent are always checked */
+    requireJobAccess: AuthCheck;
+    /** state-changing public routes: refuses a browser request sent by another site (403 crossSiteRequest) */
+    refuseCrossSite: AuthCheck;
+    /** whether job submission and job files need a login now */
+    jobsNeedLogin(): boolean;
+  }
+  interface FastifyRequest {
+    /** the logged user, once a check above let the request through with credentials */
+    user: User | null;
+  }
+}
+
+const SAFE_METHODS = new Set(['GET', 'HEAD', 'OPTIONS']);
+
+/**
+ * Whether a state-changing request was sent by a page of another site. Browsers attach cached
+ * Basic credentials to cross-site form posts, and the admin routes accept form bodies: such a
+ * request must not act with the administrator's rights. Scripts (curl) send neither header.
+ */
+export function isCrossSite(request: FastifyRequest, baseUrl: string): boolean {
+  if (SAFE_METHODS.has(request.method)) return false;
+  const site = request.headers['sec-fetch-site'];
+  if (typeof site === 'string') return site !== 'same-origin' && site !== 'none';
+  const origin = request.headers.origin;
+  if (origin === undefined) return false;
+  try {
+    const host = new URL(origin).host;
+    return host !== request.headers.host && host !== new URL(baseUrl).host;
+  } catch {
+    return true; // `Origin: null` (sandboxed or privacy-restricted page)
+  }
+}
+
+/**
+ * Who may read a job's files: administrators, the user who submitted it, and, for a job
+ * submitted without a login, whoever passes `requireJobAccess` (the job id is a random UUID).
+ */
+export function mayAccessJob(user: User | null, ownerId: string | null | undefined): boolean {
+  if (user?.group === 'admin') return true;
+  return ownerId == null || user?.username === ownerId;
+}
+
+/**
+ * Accounts and access checks: the user store, HTTP Basic logins (argon2id) with a limit on
+ * failed attempts, and the hooks routes put in front of themselves.
+ */
+export default fp(async (app) => {
+  const users = new UserStore(app.db);
+  const { auth } = app.config;
+  const limiter = new FailureLimiter({
+    maxPerAddress: auth.maxFailuresPerAddress,
+    maxPerAccount: auth.maxFailuresPerAccount,
+    windowMs: auth.failureWindowMs,
+  });
+  // An unknown account is checked against this hash, so that it answers as slowly as a wrong password.
+  let decoyHash: Promise<string> | undefined;
+
+  async function checkCredentials(username: string, password: string, request: FastifyRequest): Promise<void> {
+    const account = username.trim().toLowerCase();
+    const wait = limiter.retryAfter(request.ip, account);
+    if (wait > 0) {
+      request.log.warn({ ip: request.ip }, 'login refused: too many failed attempts');
+      throw new ApiError(429, 'tooManyFailures', { 'Retry-After': String(wait) });
+    }
+    const hash = users.passwordHash(account);
+    const ok = await verifyPassword(hash ?? (await (decoyHash ??= hashPassword(randomBytes(16).toString('hex')))), password);
+    const user = ok && hash !== undefined ? users.get(account) : undefined;
+    if (!user) {
+      limiter.recordFailure(request.ip, account);
+      request.log.info({ ip: request.ip }, 'login failed');
+      throw new ApiError(401, 'invalidCredentials');
+    }
+    limiter.recordSuccess(request.ip, account);
+    request.user = user;
+  }
+
+  await app.register(basicAuth, {
+    validate: (username, password, request) => checkCredentials(username, password, request),
+    authenticate: { realm: 'logsift' },
+  });
+  const basic = app.basicAuth as preHandlerHookHandler;
+
+  /** Runs the Basic check; answers the refusal, or undefined when `request.user` is set. */
+  async function authenticate(request: FastifyRequest, reply: FastifyReply): Promise<ApiError | undefined> {
+    if (isCrossSite(request, app.baseUrl())) return new ApiError(403, 'crossSiteRequest');
+    try {
+      await new Promise<void>((resolve, reject) => {
+        basic.call(app, request, reply, (err?: Error) => (err ? reject(err) : resolve()));
+      });
+      return undefined;
+    } catch (err) {
+      if (err instanceof ApiError) return err;
+      // The plugin's own error: no or a malformed Authorization header (it set WWW-Authenticate).
+      return new ApiError(401, request.headers.authorization === undefined ? 'authenticationRequired' : 'invalidCredentials');
+    }
+  }
+
+  const requireUser: AuthCheck = async (request, reply) => {
+    const refused = await authenticate(request, reply);
+    return refused && sendApiError(reply, refused);
+  };
+
+  const requireAdmin: AuthCheck = async (request, reply) => {
+    const refused = (await authenticate(request, reply)) ?? (request.user?.group === 'admin' ? undefined : new ApiError(403, 'forbidden'));
+    return refused && sendApiError(reply, refused);
+  };
+
+  function jobsNeedLogin(): boolean {
+    return auth.jobs === 'always' || (auth.jobs === 'when-users-exist' && users.count() > 0);
+  }
+
+  const requireJobAccess: AuthCheck = async (request, reply) => {
+    if (!jobsNeedLogin() && request.headers.authorization === undefined) return undefined;
+    const refused = await authenticate(request, reply);
+    // The upload is not read: the connection closes once the refusal is sent.
+    return refused && sendApiError(reply.header('Connection', 'close'), refused);
+  };
+
+  const refuseCrossSite: AuthCheck = async (request, reply) =>
+    isCrossSite(request, app.baseUrl()) ? sendApiError(reply, new ApiError(403, 'crossSiteRequest')) : undefined;
+
+  app.decorateRequest('user', null);
+  app.decorate('userStore', users);
+  app.decorate('loginLimiter', limiter);
+  app.decorate('requireUser', requireUser);
+  app.decorate('requireAdmin', requireAdmin);
+  app.decorate('requireJobAccess', requireJobAccess);
+  app.decorate('refuseCrossSite', refuseCrossSite);
+  app.decorate('jobsNeedLogin', jobsNeedLogin);
+}, { name: 'auth', dependencies: ['database'] });

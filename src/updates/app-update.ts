@@ -1,0 +1,207 @@
+import { spawn } from 'node:child_process';
+import { History, latestTag, listTagInfos } from './describe.js';
+import { changedFiles, fs, git, type Repo } from './git.js';
+import { currentPosition, moveBranch, UpdateError, withRollback } from './operations.js';
+import type { UpdatableParts } from './parts.js';
+
+/** The exit code after a successful update: supervisors restart on it (EX_TEMPFAIL). */
+export const RESTART_EXIT_CODE = 75;
+
+export interface StepContext {
+  /** the checkout */
+  readonly dir: string;
+  log(text: string): void;
+}
+
+/** The steps of an app update that touch more than git; tests replace them by recorders. */
+export interface AppUpdateSteps {
+  /** installs the dependencies of the checked-out version (`npm ci`) */
+  install(ctx: StepContext): Promise<void>;
+  /** builds it (`npm run build`) */
+  build(ctx: StepContext): Promise<void>;
+  /** ends the process so that the supervisor starts the new version */
+  exit(code: number, ctx: StepContext): Promise<void>;
+}
+
+/** Runs a program with fixed arguments (never a shell, never request input), its output to the log. */
+export function runProgram(command: string, args: readonly string[], ctx: StepContext): Promise<void> {
+  return new Promise((resolve, reject) => {
+    const child = spawn(command, args, { cwd: ctx.dir, shell: false, stdio: ['ignore', 'pipe', 'pipe'] });
+    let pending = '';
+    const onData = (chunk: Buffer) => {
+      const lines = (pending + chunk.toString('utf8')).split(/\r?\n/);
+      pending = lines.pop() ?? '';
+      for (const line of lines) if (line.trim()) ctx.log(line);
+    };
+    child.stdout.on('data', onData);
+    child.stderr.on('data', onData);
+    child.on('error', reject);
+    child.on('close', (code, signal) => {
+      if (pending.trim()) ctx.log(pending);
+      if (code === 0) resolve();
+      else reject(new Error(`${command} ${args.join(' ')} ended with ${signal ?? `code ${code}`}`));
+    });
+  });
+}
+
+const NPM = process.platform === 'win32' ? 'npm.cmd' : 'npm';
+
+export const npmInstall = (ctx: StepContext) => runProgram(NPM, ['ci', '--no-audit', '--no-fund'], ctx);
+export const npmBuild = (ctx: StepContext) => runProgram(NPM, ['run', 'build'], ctx);
+
+export interface AppUpdateRequest {
+  /** `stable`: the latest release tag (detached HEAD); `latest`: the branch's head */
+  readonly version: 'stable' | 'latest';
+  /** discard local changes and commits */
+  readonly force: boolean;
+  /** `false` (`rebuild=no`): only the checkout, no install nor build */
+  readonly rebuild: boolean;
+}
+
+export type AppUpdateState = 'idle' | 'running' | 'failed' | 'done' | 'restarting';
+
+export interface AppUpdateLog {
+  state: AppUpdateState;
+  request?: AppUpdateRequest;
+  startedAt?: string;
+  endedAt?: string;
+  /** the tag or branch commit being installed */
+  target?: string;
+  error?: string;
+  /** every line so far, oldest first (the first `offset` ones were dropped) */
+  offset: number;
+  lines: string[];
+}
+
+const MAX_LINES = 5000;
+
+/**
+ * Updates the service's own checkout: fetch, check out the release tag or the branch head,
+ * install, build, then exit for the supervisor to restart it. Starts in the background once
+ * the checks that need no network passed; progress goes to a log the admin reads.
+ */
+export class AppUpdater {
+  private current: AppUpdateLog = { state: 'idle', offset: 0, lines: [] };
+  private running: Promise<void> | undefined;
+
+  constructor(
+    private readonly parts: UpdatableParts,
+    private readonly steps: AppUpdateSteps,
+    private readonly echo: (text: string) => void = () => undefined,
+  ) {}
+
+  /** The log of the last update, from line `since` on. */
+  log(since = 0): AppUpdateLog {
+    const from = Math.max(0, since - this.current.offset);
+    return { ...this.current, offset: this.current.offset + from, lines: this.current.lines.slice(from) };
+  }
+
+  /** The update under way, if any (tests wait for it). */
+  get settled(): Promise<void> {
+    return this.running ?? Promise.resolve();
+  }
+
+  /** 409 `notAGitCheckout` / `updateInProgress` at once; otherwise the update runs in the background. */
+  async start(request: AppUpdateRequest): Promise<void> {
+    const repo = await this.parts.repository('app');
+    if (!repo) throw new UpdateError(409, 'notAGitCheckout');
+    const release = await this.parts.lock('app');
+    this.current = { state: 'running', request, startedAt: new Date().toISOString(), offset: 0, lines: [] };
+    this.running = this.run(repo, request, release);
+  }
+
+  private append(text: string): void {
+    const c = this.current;
+    c.lines.push(`${new Date().toISOString()} ${text}`);
+    if (c.lines.length > MAX_LINES) {
+      c.lines.shift();
+      c.offset++;
+    }
+    this.echo(text);
+  }
+
+  /** Holds the lock to the end, exit included: no second update while the process winds down. */
+  private async run(repo: Repo, request: AppUpdateRequest, release: () => Promise<void>): Promise<void> {
+    const ctx: StepContext = { dir: repo.dir, log: (text) => this.append(text) };
+    try {
+      const restart = await this.perform(repo, request, ctx);
+      this.current.state = restart ? 'restarting' : 'done';
+      this.current.endedAt = new Date().toISOString();
+      if (restart) {
+        ctx.log(`Restarting: exiting with code ${RESTART_EXIT_CODE} for the supervisor`);
+        await this.steps.exit(RESTART_EXIT_CODE, ctx);
+      }
+    } catch (err) {
+      this.current.state = 'failed';
+      this.current.endedAt = new Date().toISOString();
+      this.current.error = err instanceof UpdateError ? err.message : `updateFailed: ${(err as Error).message}`;
+      ctx.log(`Update failed: ${this.current.error}`);
+    } finally {
+      await release();
+    }
+  }
+
+  /** Returns true when a new version is installed and the process should restart. */
+  private async perform(repo: Repo, request: AppUpdateRequest, ctx: StepContext): Promise<boolean> {
+    ctx.log(`Fetching the origin (${request.version}${request.force ? ', forced' : ''})`);
+    const { branch, remoteOid } = await this.parts.fetchForUpdate('app', repo);
+    const changed = await changedFiles(repo);
+    this.parts.noteLocalChanges('app', changed.length > 0);
+    if (changed.length > 0 && !request.force) throw new UpdateError(409, 'localChanges', changed.slice(0, 10).join(', '));
+    const pos = await currentPosition(repo, branch);
+
+    let targetOid: string;
+    let checkout: () => Promise<void>;
+    if (request.version === 'stable') {
+      const tag = latestTag(await listTagInfos(repo));
+      if (!tag) throw new UpdateError(409, 'noReleaseTag', 'the origin has no tag');
+      targetOid = tag.commitOid;
+      this.current.target = tag.name;
+      checkout = () => git.checkout({ fs, dir: repo.dir, gitdir: repo.gitdir, cache: repo.cache, ref: `refs/tags/${tag.name}`, force: request.force });
+    } else {
+      targetOid = remoteOid;
+      this.current.target = `${branch} ${remoteOid.slice(0, 7)}`;
+      const history = new History(repo);
+      if (!request.force && !(await history.contains(remoteOid, pos.headOid))) {
+        if (await history.contains(pos.headOid, remoteOid)) {
+          ctx.log(`The checkout already holds ${branch} of the origin (and local commits): nothing to do`);
+          return false;
+        }
+        throw new UpdateError(409, 'diverged', `local ${pos.headOid.slice(0, 7)}, origin ${remoteOid.slice(0, 7)}`);
+      }
+      checkout = () => moveBranch(repo, branch, remoteOid, request.force);
+    }
+    const onTarget = request.version === 'stable' ? pos.headOid === targetOid : pos.headOid === targetOid && pos.headRef === `refs/heads/${branch}`;
+    if (onTarget && changed.length === 0) {
+      ctx.log(`Already on ${this.current.target}: nothing to do`);
+      return false;
+    }
+
+    let built = false;
+    try {
+      await withRollback(repo, pos, async () => {
+        await checkout();
+        ctx.log(`Checked out ${this.current.target}`);
+        if (!request.rebuild) return;
+        built = true;
+        ctx.log('Installing the dependencies (npm ci)');
+        await this.steps.install(ctx);
+        ctx.log('Building (npm run build)');
+        await this.steps.build(ctx);
+      });
+    } catch (err) {
+      if (built) {
+        ctx.log(`${(err as Error).message}; back on ${pos.headOid.slice(0, 7)}, reinstalling and rebuilding it`);
+        try {
+          await this.steps.install(ctx);
+          await this.steps.build(ctx);
+        } catch (again) {
+          ctx.log(`Rebuilding the previous version failed too: ${(again as Error).message}; run npm ci && npm run build by hand`);
+        }
+      }
+      throw err;
+    }
+    ctx.log(`Installed ${this.current.target}`);
+    return true;
+  }
+}

@@ -1,0 +1,160 @@
+import { mkdir, open, readFile, rename, rm } from 'node:fs/promises';
+import { dirname } from 'node:path';
+import { fs, git, http, resolveCommit, type Repo } from './git.js';
+
+/** An update's refusal or failure: its HTTP status and the stable message code clients match. */
+export class UpdateError extends Error {
+  constructor(readonly http: number, readonly code: string, readonly detail?: string) {
+    super(detail ? `${code}: ${detail}` : code);
+  }
+}
+
+/** isomorphic-git's Node client with a socket timeout: an origin that accepts and then hangs must not hold a status forever. */
+function httpWithTimeout(timeoutMs: number): typeof http {
+  return {
+    request: (req) => http.request({ ...req, fetchOptions: { ...(req as { fetchOptions?: object }).fetchOptions, timeout: timeoutMs } } as typeof req),
+  };
+}
+
+/**
+ * Fetches the origin's branches and tags into `refs/remotes/origin/*` and `refs/tags/*`.
+ * Not `singleBranch`: isomorphic-git then writes the branch's ref only, never the tags.
+ */
+export async function fetchOrigin(repo: Repo, branch: string, timeoutMs: number): Promise<void> {
+  await git.fetch({
+    fs, http: httpWithTimeout(timeoutMs), dir: repo.dir, gitdir: repo.gitdir, cache: repo.cache,
+    remote: 'origin', ref: branch, singleBranch: false, tags: true,
+  });
+}
+
+/** Where HEAD and the part's branch are, to put them back when an update fails half-way. */
+export interface Position {
+  /** `refs/heads/x` when HEAD is on a branch, undefined when detached */
+  readonly headRef?: string;
+  readonly headOid: string;
+  readonly branch: string;
+  readonly branchOid?: string;
+}
+
+export async function currentPosition(repo: Repo, branch: string): Promise<Position> {
+  const headRef = await git.currentBranch({ fs, gitdir: repo.gitdir, fullname: true }) ?? undefined;
+  const headOid = await resolveCommit(repo, 'HEAD');
+  if (!headOid) throw new Error(`${repo.dir}: the repository has no commit`);
+  return { headRef, headOid, branch, branchOid: await resolveCommit(repo, `refs/heads/${branch}`) };
+}
+
+/** Puts the refs back where `pos` found them and the tracked files as they were at that commit. */
+export async function restorePosition(repo: Repo, pos: Position): Promise<void> {
+  const branchRef = `refs/heads/${pos.branch}`;
+  if (pos.branchOid) await git.writeRef({ fs, gitdir: repo.gitdir, ref: branchRef, value: pos.branchOid, force: true });
+  else await git.deleteRef({ fs, gitdir: repo.gitdir, ref: branchRef }).catch(() => undefined);
+  const ref = pos.headRef ? pos.headRef.replace(/^refs\/heads\//, '') : pos.headOid;
+  await git.checkout({ fs, dir: repo.dir, gitdir: repo.gitdir, cache: repo.cache, ref, force: true });
+}
+
+/**
+ * Runs `change` (which moves refs and files); when it throws, the refs and the tracked files go
+ * back to `pos` before the error goes on: a failed update leaves the part as it was.
+ */
+export async function withRollback<T>(repo: Repo, pos: Position, change: () => Promise<T>): Promise<T> {
+  try {
+    return await change();
+  } catch (err) {
+    await restorePosition(repo, pos).catch((restoreErr: unknown) => {
+      (err as Error).message += ` (and restoring ${pos.headOid.slice(0, 7)} failed: ${(restoreErr as Error).message})`;
+    });
+    throw err;
+  }
+}
+
+/** Points `branch` at `oid` and checks it out (a fast-forward, or with `force` a hard reset). */
+export async function moveBranch(repo: Repo, branch: string, oid: string, force: boolean): Promise<void> {
+  await git.writeRef({ fs, gitdir: repo.gitdir, ref: `refs/heads/${branch}`, value: oid, force: true });
+  await git.checkout({ fs, dir: repo.dir, gitdir: repo.gitdir, cache: repo.cache, ref: branch, force });
+}
+
+const BUNDLED_KEY = 'logsift.bundledcommit';
+
+/** The commit made from the bundled content at first start, if this repository has one. */
+export async function bundledCommit(repo: Repo): Promise<string | undefined> {
+  const value: unknown = await git.getConfig({ fs, gitdir: repo.gitdir, path: BUNDLED_KEY });
+  return typeof value === 'string' && value ? value : undefined;
+}
+
+/**
+ * Makes `dir` a repository whose metadata is in `gitdir`, with one commit holding what the folder
+ * contains (files its own .gitignore names excepted). Built in a temporary folder renamed at the
+ * end, so that a crash half-way leaves no half-made repository behind.
+ */
+export async function initFromContent(dir: string, gitdir: string, branch: string, message: string): Promise<void> {
+  const tmp = `${gitdir}.init-${process.pid}`;
+  await rm(tmp, { recursive: true, force: true });
+  await mkdir(dir, { recursive: true });
+  await mkdir(dirname(gitdir), { recursive: true });
+  try {
+    await git.init({ fs, dir, gitdir: tmp, defaultBranch: branch });
+    await git.add({ fs, dir, gitdir: tmp, filepath: '.', parallel: true });
+    const author = { name: 'logsift', email: 'logsift@localhost' };
+    const oid = await git.commit({ fs, dir, gitdir: tmp, message, author });
+    await git.setConfig({ fs, gitdir: tmp, path: BUNDLED_KEY, value: oid });
+    await rename(tmp, gitdir);
+  } catch (err) {
+    await rm(tmp, { recursive: true, force: true });
+    throw err;
+  }
+}
+
+/** Sets `origin`'s URL in the repository's config when the configured one differs. */
+export async function ensureOrigin(repo: Repo, url: string): Promise<void> {
+  const had: unknown = await git.getConfig({ fs, gitdir: repo.gitdir, path: 'remote.origin.url' });
+  if (had !== url) await git.addRemote({ fs, gitdir: repo.gitdir, remote: 'origin', url, force: true });
+}
+
+export async function originUrl(repo: Repo): Promise<string | undefined> {
+  const value: unknown = await git.getConfig({ fs, gitdir: repo.gitdir, path: 'remote.origin.url' });
+  return typeof value === 'string' && value ? value : undefined;
+}
+
+/**
+ * A lock file beside the repository's metadata, holding the owner's pid: it keeps two processes
+ * (or a second service on the same volume) from updating one part at once. A lock left by a
+ * process that no longer runs is taken over.
+ */
+export class LockFile {
+  private held = false;
+
+  constructor(private readonly path: string) {}
+
+  async acquire(): Promise<boolean> {
+    for (let attempt = 0; attempt < 2; attempt++) {
+      try {
+        const handle = await open(this.path, 'wx');
+        await handle.writeFile(String(process.pid));
+        await handle.close();
+        this.held = true;
+        return true;
+      } catch (err) {
+        if ((err as NodeJS.ErrnoException).code !== 'EEXIST') throw err;
+        const pid = Number((await readFile(this.path, 'utf8').catch(() => '')).trim());
+        if (pid > 0 && pid !== process.pid && isAlive(pid)) return false;
+        await rm(this.path, { force: true });
+      }
+    }
+    return false;
+  }
+
+  async release(): Promise<void> {
+    if (!this.held) return;
+    this.held = false;
+    await rm(this.path, { force: true });
+  }
+}
+
+function isAlive(pid: number): boolean {
+  try {
+    process.kill(pid, 0);
+    return true;
+  } catch (err) {
+    return (err as NodeJS.ErrnoException).code === 'EPERM';
+  }
+}

@@ -1,0 +1,283 @@
+import { History } from './describe.js';
+import { changedFiles, findGitdir, redactUrl, resolveCommit, fs, git, type Repo } from './git.js';
+import {
+  bundledCommit, currentPosition, ensureOrigin, fetchOrigin, initFromContent, LockFile, moveBranch, originUrl,
+  UpdateError, withRollback,
+} from './operations.js';
+import { computeRecord, type StatusRecord } from './status.js';
+
+export const PART_NAMES = ['app', 'platforms', 'middlewares', 'resources'] as const;
+export type PartName = (typeof PART_NAMES)[number];
+
+export interface PartSpec {
+  readonly name: PartName;
+  /** the work tree */
+  readonly dir: string;
+  /**
+   * data parts: the metadata folder used when the work tree has no `.git` of its own; a folder
+   * that is not a repository yet is made one from its content (one commit). Unset for `app`.
+   */
+  readonly gitdir?: string;
+  readonly origin?: string;
+  /** the branch followed; unset (app): the checked-out one */
+  readonly branch?: string;
+}
+
+export interface PartsLog {
+  info(obj: object, msg: string): void;
+  warn(obj: object, msg: string): void;
+}
+
+export interface PartsOptions {
+  readonly parts: readonly PartSpec[];
+  readonly fetchIntervalMs: number;
+  readonly fetchTimeoutMs?: number;
+  readonly appVersion: string;
+  /** reloads what depends on a data part once its files changed; a throw rolls the update back */
+  readonly onUpdated?: (part: PartName, commit: string) => Promise<void>;
+  readonly log?: PartsLog;
+  readonly now?: () => number;
+}
+
+/** What the registry knows of one part between calls. */
+class PartState {
+  ready?: Promise<string | undefined>;
+  /** last fetch attempt and local-changes check (ms); 0 = never */
+  lastCheck = 0;
+  fetchedAt?: string;
+  fetchError?: string;
+  localChanges = false;
+  checking?: Promise<void>;
+  updating = false;
+
+  constructor(readonly spec: PartSpec) {}
+}
+
+const silent: PartsLog = { info: () => undefined, warn: () => undefined };
+
+/**
+ * The updatable parts (the service's checkout and the data repositories under `repos/`): their
+ * status records and the updates of the data parts. Fetches at most once per interval per part;
+ * one update at a time per part.
+ */
+export class UpdatableParts {
+  private readonly states = new Map<PartName, PartState>();
+  private readonly log: PartsLog;
+  private readonly now: () => number;
+
+  constructor(private readonly opts: PartsOptions) {
+    for (const spec of opts.parts) this.states.set(spec.name, new PartState(spec));
+    this.log = opts.log ?? silent;
+    this.now = opts.now ?? Date.now;
+  }
+
+  has(name: string): name is PartName {
+    return this.states.has(name as PartName);
+  }
+
+  isUpdating(name: PartName): boolean {
+    return this.state(name).updating;
+  }
+
+  private state(name: string): PartState {
+    const st = this.states.get(name as PartName);
+    if (!st) throw new UpdateError(404, 'unknownRepository', `known: ${[...this.states.keys()].join(', ')}`);
+    return st;
+  }
+
+  /** The part's repository (with a fresh object cache), or undefined when it is not one. */
+  async repository(name: PartName): Promise<Repo | undefined> {
+    const st = this.state(name);
+    st.ready ??= this.findOrInit(st.spec).catch((err: unknown) => {
+      st.ready = undefined;
+      throw err;
+    });
+    const gitdir = await st.ready;
+    return gitdir ? { dir: st.spec.dir, gitdir, cache: {} } : undefined;
+  }
+
+  private async findOrInit(spec: PartSpec): Promise<string | undefined> {
+    const found = await findGitdir(spec.dir, spec.gitdir);
+    if (found || !spec.gitdir) return found;
+    const started = this.now();
+    try {
+      await initFromContent(spec.dir, spec.gitdir, spec.branch ?? 'master', `Bundled content of logsift ${this.opts.appVersion}`);
+    } catch (err) {
+      // Another process may have made it at the same moment.
+      const made = await findGitdir(spec.dir, spec.gitdir);
+      if (made) return made;
+      throw err;
+    }
+    this.log.info({ part: spec.name, ms: this.now() - started }, 'part made a repository from its bundled content');
+    return spec.gitdir;
+  }
+
+  /** The branch followed: the configured one, else the checked-out one, else origin's default. */
+  private async branchOf(spec: PartSpec, repo: Repo): Promise<string> {
+    if (spec.branch) return spec.branch;
+    const current = await git.currentBranch({ fs, gitdir: repo.gitdir });
+    if (current) return current;
+    const remoteHead = await git.resolveRef({ fs, gitdir: repo.gitdir, ref: 'refs/remotes/origin/HEAD', depth: 2 }).catch(() => undefined);
+    return remoteHead?.startsWith('refs/remotes/origin/') ? remoteHead.slice('refs/remotes/origin/'.length) : 'master';
+  }
+
+  /** The origin's URL: the configured one (written to the repository's config), else the repository's own. */
+  private async originOf(spec: PartSpec, repo: Repo): Promise<string | undefined> {
+    if (!spec.origin) return originUrl(repo);
+    await ensureOrigin(repo, spec.origin);
+    return spec.origin;
+  }
+
+  /** Fetches (when an origin is known) and looks for local changes, at most once per interval. */
+  private async check(st: PartState, repo: Repo, refresh: boolean): Promise<void> {
+    if (st.updating) return;
+    if (!st.checking) {
+      const due = refresh || st.lastCheck === 0 || this.now() - st.lastCheck >= this.opts.fetchIntervalMs;
+      if (!due) return;
+      st.checking = this.runCheck(st, repo).finally(() => {
+        st.checking = undefined;
+      });
+    }
+    await st.checking;
+  }
+
+  private async runCheck(st: PartState, repo: Repo): Promise<void> {
+    st.lastCheck = this.now();
+    if (await this.originOf(st.spec, repo)) {
+      try {
+        await fetchOrigin(repo, await this.branchOf(st.spec, repo), this.opts.fetchTimeoutMs ?? 30_000);
+        st.fetchedAt = new Date(this.now()).toISOString();
+        st.fetchError = undefined;
+      } catch (err) {
+        st.fetchError = `fetch failed: ${(err as Error).message}`;
+        this.log.warn({ part: st.spec.name, err: st.fetchError }, 'fetch failed');
+      }
+    }
+    st.localChanges = (await changedFiles(repo)).length > 0;
+  }
+
+  /** The status record; fetches first when the last fetch is older than the interval, or with `refresh`. */
+  async status(name: PartName, opts: { refresh?: boolean } = {}): Promise<StatusRecord> {
+    const st = this.state(name);
+    const repo = await this.repository(name);
+    if (!repo) return name === 'app' ? { 'is-git-repo': false, current: this.opts.appVersion } : { 'is-git-repo': false };
+    await this.check(st, repo, opts.refresh ?? false);
+    return this.record(st, repo);
+  }
+
+  private async record(st: PartState, repo: Repo): Promise<StatusRecord> {
+    const record = await computeRecord({
+      repo,
+      branch: await this.branchOf(st.spec, repo),
+      localChanges: st.localChanges,
+      bundledOid: await bundledCommit(repo),
+    });
+    const origin = await this.originOf(st.spec, repo);
+    record.origin = origin ? redactUrl(origin) : null;
+    record.fetchedAt = st.fetchedAt ?? null;
+    const error = origin ? st.fetchError : `no origin configured: set ${st.spec.name.toUpperCase()}_ORIGIN`;
+    if (error) record.error = error;
+    if (st.updating) record.updating = true;
+    return record;
+  }
+
+  /**
+   * Takes the part's update lock (in this process, and a lock file for other processes sharing the
+   * folder); 409 `updateInProgress` when it is held. Returns the release function.
+   */
+  async lock(name: PartName): Promise<() => Promise<void>> {
+    const st = this.state(name);
+    if (st.updating) throw new UpdateError(409, 'updateInProgress');
+    st.updating = true;
+    let file: LockFile | undefined;
+    try {
+      const gitdir = (await this.repository(name))?.gitdir;
+      if (gitdir) {
+        file = new LockFile(`${gitdir}/logsift-update.lock`);
+        if (!(await file.acquire())) throw new UpdateError(409, 'updateInProgress', 'another process is updating this part');
+      }
+    } catch (err) {
+      st.updating = false;
+      throw err;
+    }
+    return async () => {
+      await file?.release();
+      st.updating = false;
+    };
+  }
+
+  /**
+   * Fetches for an update: waits for a status fetch under way, then fetches again. A failure is
+   * 502 `fetchFailed` and leaves the repository untouched. Returns the branch and origin's commit.
+   */
+  async fetchForUpdate(name: PartName, repo: Repo): Promise<{ branch: string; remoteOid: string }> {
+    const st = this.state(name);
+    if (!(await this.originOf(st.spec, repo))) {
+      throw new UpdateError(409, 'noOrigin', `no origin configured: set ${name.toUpperCase()}_ORIGIN`);
+    }
+    await st.checking?.catch(() => undefined);
+    const branch = await this.branchOf(st.spec, repo);
+    try {
+      await fetchOrigin(repo, branch, this.opts.fetchTimeoutMs ?? 30_000);
+    } catch (err) {
+      st.fetchError = `fetch failed: ${(err as Error).message}`;
+      throw new UpdateError(502, 'fetchFailed', (err as Error).message);
+    }
+    st.fetchedAt = new Date(this.now()).toISOString();
+    st.fetchError = undefined;
+    const remoteOid = await resolveCommit(repo, `refs/remotes/origin/${branch}`);
+    if (!remoteOid) throw new UpdateError(502, 'fetchFailed', `origin has no branch ${branch}`);
+    return { branch, remoteOid };
+  }
+
+  /** Records a local-changes check made during an update (it counts as the part's check). */
+  noteLocalChanges(name: PartName, changed: boolean): void {
+    const st = this.state(name);
+    st.localChanges = changed;
+    st.lastCheck = this.now();
+  }
+
+  /**
+   * Brings a data part to its origin's branch: refused (409) with local changes or a diverged
+   * history unless `force`; a fast-forward, or a hard reset with `force`. Once the files are in
+   * place the part's dependants reload; any failure puts refs and files back. Answers the new record.
+   */
+  async update(name: Exclude<PartName, 'app'>, opts: { force?: boolean } = {}): Promise<StatusRecord> {
+    const st = this.state(name);
+    const force = opts.force ?? false;
+    const release = await this.lock(name);
+    let repo: Repo | undefined;
+    try {
+      repo = await this.repository(name);
+      if (!repo) throw new UpdateError(409, 'notAGitRepository');
+      await this.bringUpToDate(name, repo, force);
+    } finally {
+      await release();
+    }
+    return this.record(st, repo);
+  }
+
+  private async bringUpToDate(name: PartName, repo: Repo, force: boolean): Promise<void> {
+    const { branch, remoteOid } = await this.fetchForUpdate(name, repo);
+    const pos = await currentPosition(repo, branch);
+    const changed = await changedFiles(repo);
+    this.noteLocalChanges(name, changed.length > 0);
+    if (changed.length > 0 && !force) throw new UpdateError(409, 'localChanges', changed.slice(0, 10).join(', '));
+    const history = new History(repo);
+    const forward = await history.contains(remoteOid, pos.headOid);
+    const bundled = pos.headOid === (await bundledCommit(repo));
+    if (!forward && !bundled && !force) {
+      if (!(await history.contains(pos.headOid, remoteOid))) throw new UpdateError(409, 'diverged', `local ${pos.headOid.slice(0, 7)}, origin ${remoteOid.slice(0, 7)}`);
+      // Origin has nothing HEAD lacks: only local commits, which stay.
+      return;
+    }
+    const onBranch = pos.headRef === `refs/heads/${branch}`;
+    if (pos.headOid === remoteOid && onBranch && changed.length === 0) return;
+    await withRollback(repo, pos, async () => {
+      await moveBranch(repo, branch, remoteOid, force);
+      await this.opts.onUpdated?.(name, remoteOid);
+    });
+    this.noteLocalChanges(name, false);
+    this.log.info({ part: name, from: pos.headOid.slice(0, 7), to: remoteOid.slice(0, 7), force }, 'part updated');
+  }
+}

@@ -1,0 +1,47 @@
+import t from 'tap';
+import { FailureLimiter } from '../../src/auth/failure-limiter.js';
+
+function limiter(now: { t: number }) {
+  return new FailureLimiter({ maxPerAddress: 3, maxPerAccount: 5, windowMs: 60_000 }, () => now.t);
+}
+
+t.test('an address is refused after its failures, until they leave the window', async (t) => {
+  const now = { t: 1_000_000 };
+  const l = limiter(now);
+  for (let i = 0; i < 3; i++) {
+    t.equal(l.retryAfter('1.2.3.4', 'a'), 0);
+    l.recordFailure('1.2.3.4', `a${i}`);
+    now.t += 1000;
+  }
+  t.equal(l.retryAfter('1.2.3.4', 'b'), 57, 'until the first failure is 60 s old');
+  t.equal(l.retryAfter('5.6.7.8', 'b'), 0, 'another address is not concerned');
+  now.t += 57_000;
+  t.equal(l.retryAfter('1.2.3.4', 'b'), 0);
+});
+
+t.test('an account is refused after failures from many addresses', async (t) => {
+  const now = { t: 0 };
+  const l = limiter(now);
+  for (let i = 0; i < 5; i++) l.recordFailure(`10.0.0.${i}`, 'victim');
+  t.equal(l.retryAfter('10.0.0.99', 'victim'), 60);
+  t.equal(l.retryAfter('10.0.0.99', 'other'), 0);
+  l.clearAccount('victim');
+  t.equal(l.retryAfter('10.0.0.99', 'victim'), 0, 'cleared after a new password');
+});
+
+t.test('a success clears the counts', async (t) => {
+  const now = { t: 0 };
+  const l = limiter(now);
+  l.recordFailure('1.1.1.1', 'a');
+  l.recordFailure('1.1.1.1', 'a');
+  l.recordSuccess('1.1.1.1', 'a');
+  l.recordFailure('1.1.1.1', 'a');
+  l.recordFailure('1.1.1.1', 'a');
+  t.equal(l.retryAfter('1.1.1.1', 'a'), 0);
+});
+
+t.test('a zero limit turns a check off', async (t) => {
+  const l = new FailureLimiter({ maxPerAddress: 0, maxPerAccount: 0, windowMs: 60_000 });
+  for (let i = 0; i < 100; i++) l.recordFailure('1.1.1.1', 'a');
+  t.equal(l.retryAfter('1.1.1.1', 'a'), 0);
+});

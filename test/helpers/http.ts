@@ -1,0 +1,62 @@
+import { request } from 'node:http';
+import { gunzipSync, inflateSync } from 'node:zlib';
+
+export interface HttpResult {
+  status: number;
+  headers: Record<string, string | string[] | undefined>;
+  trailers: Record<string, string | undefined>;
+  /** raw bytes of the body (decompressed when `decompress` is set) */
+  bytes: Buffer;
+  text: string;
+  json<T = unknown>(): T;
+}
+
+/** Posts a body (bytes, or chunks written one after the other) and reads the whole answer. */
+export function post(url: string, body: Buffer | string | Iterable<Buffer | string>, headers: Record<string, string> = {}, opts: { method?: string; decompress?: boolean } = {}): Promise<HttpResult> {
+  return new Promise((resolve, reject) => {
+    const req = request(url, { method: opts.method ?? 'POST', agent: false, headers: { TE: 'trailers', ...headers } }, (res) => {
+      const chunks: Buffer[] = [];
+      res.on('data', (c: Buffer) => chunks.push(c));
+      res.on('error', reject);
+      res.on('end', () => {
+        let bytes = Buffer.concat(chunks);
+        const enc = res.headers['content-encoding'];
+        if (opts.decompress && enc === 'gzip') bytes = gunzipSync(bytes);
+        if (opts.decompress && enc === 'deflate') bytes = inflateSync(bytes);
+        const text = bytes.toString('utf8');
+        resolve({
+          status: res.statusCode ?? 0,
+          headers: res.headers,
+          trailers: res.trailers,
+          bytes,
+          text,
+          json: <T>() => JSON.parse(text) as T,
+        });
+      });
+    });
+    req.on('error', reject);
+    if (typeof body === 'string' || Buffer.isBuffer(body)) req.end(body);
+    else {
+      for (const chunk of body) req.write(chunk);
+      req.end();
+    }
+  });
+}
+
+/** CSV text → rows of cells (the service's CSV: `;`, quotes only around `;` or `"`). */
+export function csvRows(text: string): string[][] {
+  return text.split('\n').filter((l) => l !== '').map((line) => {
+    const cells: string[] = [];
+    let cur = '';
+    let quoted = false;
+    for (let i = 0; i < line.length; i++) {
+      const c = line[i];
+      if (quoted) {
+        if (c === '"' && line[i + 1] === '"') { cur += '"'; i++; } else if (c === '"') quoted = false; else cur += c;
+      } else if (c === '"') quoted = true;
+      else if (c === ';') { cells.push(cur); cur = ''; } else cur += c;
+    }
+    cells.push(cur);
+    return cells;
+  });
+}

@@ -1,0 +1,54 @@
+import t from 'tap';
+import { setTimeout as sleep } from 'node:timers/promises';
+import { ADMIN, basic, registerAdmin, testApp } from '../helpers/accounts.js';
+
+const LINE = '1.2.3.4 - bob [10/Apr/2012:09:38:11 +0200] "GET http://x.com/ HTTP/1.1" 200 1234\n';
+
+t.test('GET /api/admin/jobs lists the running jobs, with their progress on demand', async (t) => {
+  const ta = await testApp(t);
+  const admin = await registerAdmin(t, ta);
+  const user = ta.app.userStore.create('user@example.org', ta.app.userStore.passwordHash(ADMIN.userid)!, 'user');
+  const list = (url = '/api/admin/jobs', authorization = admin) => ta.inject({ method: 'GET', url, headers: { authorization } });
+
+  t.equal((await ta.inject({ method: 'GET', url: '/api/admin/jobs' })).statusCode, 401);
+  t.equal((await list('/api/admin/jobs', basic(user.username, ADMIN.password))).statusCode, 403);
+  const bad = await list('/api/admin/jobs?details=maybe');
+  t.equal(bad.statusCode, 400);
+  t.equal(bad.json().message, 'invalidParameter');
+  t.same((await list()).json(), []);
+
+  // A job whose upload stays open until the test has looked at it.
+  const base = await ta.listen();
+  let push!: (chunk: string | null) => void;
+  const body = new ReadableStream<Uint8Array>({
+    start(controller) {
+      push = (chunk) => (chunk === null ? controller.close() : controller.enqueue(new TextEncoder().encode(chunk)));
+    },
+  });
+  const response = fetch(`${base}/`, {
+    method: 'POST', body, duplex: 'half',
+    headers: { 'content-type': 'text/plain', authorization: admin },
+  } as RequestInit);
+  push(LINE.repeat(50));
+  for (let i = 0; i < 200 && ta.app.runningJobs.size === 0; i++) await sleep(10);
+
+  const ids = (await list()).json();
+  t.equal(ids.length, 1);
+  t.match(ids[0], /^[0-9a-f-]{36}$/);
+  const detailed = await list('/api/admin/jobs?details=1');
+  t.equal(detailed.statusCode, 200);
+  const [job] = detailed.json();
+  t.match(job, {
+    id: ids[0], user: ADMIN.userid, state: 'running', startedAt: String,
+    bytesRead: Number, linesRead: Number, events: Number, denied: Number, rejects: Object,
+  });
+  t.ok(Date.parse(job.startedAt) <= Date.now());
+
+  push(null);
+  const res = await response;
+  t.equal(res.status, 200);
+  await res.text();
+  for (let i = 0; i < 200 && ta.app.runningJobs.size > 0; i++) await sleep(10);
+  t.same((await list()).json(), [], 'an ended job leaves the list');
+  t.equal(ta.app.jobStore.get(ids[0])?.lines_read, 50);
+});

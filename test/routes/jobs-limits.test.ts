@@ -1,0 +1,34 @@
+import t from 'tap';
+import { request, type IncomingMessage } from 'node:http';
+import { once } from 'node:events';
+import { setTimeout as sleep } from 'node:timers/promises';
+import { startApp, EZPROXY_DEFAULT } from '../helpers/app.js';
+import { post } from '../helpers/http.js';
+
+const LINE = '1.2.3.4 - JOHN [30/Nov/2012:00:14:18 +0100] "GET http://www.sciencedirect.com:80/science/article/pii/S0967064508000301 HTTP/1.1" 200 224846\n';
+
+t.test('limits users can set: concurrent jobs (503 + Retry-After), upload size (4034), idle uploads (4037)', async (t) => {
+  const server = await startApp({ limits: { maxConcurrentJobs: 1, maxUploadBytes: 10_000, idleUploadMs: 3000, maxLineBytes: 100_000 } }, { POOL_THREADS: '1' });
+  t.teardown(() => server.close());
+
+  const held = request(server.url, { method: 'POST', headers: { 'Transfer-Encoding': 'chunked', 'Log-Format-ezproxy': EZPROXY_DEFAULT } });
+  held.on('error', () => undefined);
+  held.write(LINE);
+  const [heldRes] = (await once(held, 'response')) as [IncomingMessage];
+  heldRes.resume();
+  const busy = await post(server.url, LINE, { 'Log-Format-ezproxy': EZPROXY_DEFAULT });
+  t.equal(busy.status, 503, 'a second job while one runs');
+  t.equal(busy.headers['retry-after'], '30');
+  t.equal(busy.json<{ code: number }>().code, 5004);
+
+  // The held upload sends nothing more: it fails after the idle time.
+  await once(heldRes, 'end');
+  t.equal(heldRes.trailers['service-status'], '4037', 'an upload that stops sending fails');
+  held.destroy();
+  await sleep(100);
+
+  const big = await post(server.url, LINE.repeat(200), { 'Log-Format-ezproxy': EZPROXY_DEFAULT });
+  t.ok([200, 413].includes(big.status));
+  const text = big.status === 200 ? big.text : '';
+  t.ok(big.status === 413 ? big.json<{ code: number }>().code === 4034 : /#logsift-error 4034 /.test(text), 'an upload over the limit fails with 4034');
+});

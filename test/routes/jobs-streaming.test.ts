@@ -1,0 +1,110 @@
+import t from 'tap';
+import { request, type IncomingMessage, type ClientRequest } from 'node:http';
+import { once } from 'node:events';
+import { setTimeout as sleep } from 'node:timers/promises';
+import { startApp, EZPROXY_DEFAULT } from '../helpers/app.js';
+
+const line = (i: number, second = 0) =>
+  `10.0.${(i >> 8) & 255}.${i & 255} - USER${i % 50} [30/Nov/2012:00:${String(14 + Math.floor(second / 60) % 40).padStart(2, '0')}:${String(second % 60).padStart(2, '0')} +0100] "GET http://www.sciencedirect.com:80/science/article/pii/S09670645080${String(i % 100000).padStart(5, '0')} HTTP/1.1" 200 2248\n`;
+
+const server = await startApp({}, { POOL_THREADS: '1' });
+t.teardown(() => server.close());
+
+/** Opens an upload that the test writes into; `response` resolves at the first response byte. */
+function openUpload(headers: Record<string, string>): { req: ClientRequest; response: Promise<IncomingMessage> } {
+  const req = request(server.url, { method: 'POST', headers: { TE: 'trailers', 'Transfer-Encoding': 'chunked', ...headers } });
+  const response = once(req, 'response').then(([res]) => res as IncomingMessage);
+  req.on('error', () => undefined);
+  return { req, response };
+}
+
+async function readUntil(res: IncomingMessage, pred: (text: string) => boolean, ms = 5000): Promise<string> {
+  let text = '';
+  const deadline = Date.now() + ms;
+  for await (const chunk of res.iterator({ destroyOnReturn: false })) {
+    text += chunk.toString();
+    if (pred(text) || Date.now() > deadline) break;
+  }
+  return text;
+}
+
+t.test('the first event reaches the client while the upload is still open', async (t) => {
+  const { req, response } = openUpload({ 'Log-Format-ezproxy': EZPROXY_DEFAULT });
+  const started = Date.now();
+  req.write(line(1));
+  const res = await response;
+  t.equal(res.statusCode, 200);
+  const chunks: string[] = [];
+  res.on('data', (c: Buffer) => chunks.push(c.toString()));
+  while (chunks.join('').split('\n').length < 3 && Date.now() - started < 5000) await sleep(20);
+  const text = chunks.join('');
+  t.equal(text.split('\n').length, 3, 'header and one event received');
+  t.ok(Date.now() - started < 2000, `within ${Date.now() - started} ms, before the upload ended`);
+  t.notOk(req.writableEnded, 'the request is still open');
+  req.end(line(2));
+  await once(res, 'end');
+  t.equal(chunks.join('').split('\n').filter(Boolean).length, 3, 'and the second event after it');
+  t.equal(res.trailers['job-done'], 'true');
+});
+
+t.test('a client that goes away aborts the job and frees the workers', async (t) => {
+  const { req, response } = openUpload({ 'Log-Format-ezproxy': EZPROXY_DEFAULT });
+  for (let i = 0; i < 2000; i++) req.write(line(i, i));
+  const res = await response;
+  const id = res.headers['job-id'] as string;
+  await readUntil(res, (text) => text.length > 1000);
+  req.destroy();
+  res.destroy();
+  for (let i = 0; i < 100 && server.app.jobStore.get(id)?.state === 'running'; i++) await sleep(50);
+  const row = server.app.jobStore.get(id);
+  t.equal(row?.state, 'aborted');
+  t.equal(row?.status_code, 4039);
+  t.equal(server.app.runningJobs.size, 0, 'no job left running');
+  const after = await fetch(server.url, { method: 'POST', body: line(7), headers: { 'Log-Format-ezproxy': EZPROXY_DEFAULT } });
+  t.equal(after.status, 200, 'the next job runs');
+  t.equal((await after.text()).split('\n').filter(Boolean).length, 2);
+});
+
+t.test('an error after the first event: an in-band marker and the status in the trailers', async (t) => {
+  const { req, response } = openUpload({ 'Log-Format-ezproxy': EZPROXY_DEFAULT });
+  req.write(line(1));
+  const res = await response;
+  const first = await readUntil(res, (text) => text.split('\n').length >= 3);
+  t.equal(first.split('\n').length, 3, 'an event was sent');
+  req.write('y'.repeat(150_000));
+  let rest = '';
+  for await (const chunk of res) rest += chunk.toString();
+  t.match(rest, /#logsift-error 4022 /, 'the body ends with the error marker');
+  t.equal(res.trailers['job-done'], 'false');
+  t.equal(res.trailers['service-status'], '4022');
+  t.match(res.trailers['service-status-message'], /No line breaks detected/);
+  req.destroy();
+  const row = server.app.jobStore.get(res.headers['job-id'] as string);
+  t.equal(row?.state, 'failed');
+});
+
+t.test('a client that reads slowly slows the reading of its upload (back-pressure)', async (t) => {
+  const { req, response } = openUpload({ 'Log-Format-ezproxy': EZPROXY_DEFAULT, 'Crypted-Fields': 'none' });
+  let written = 0;
+  let writing = true;
+  const writer = (async () => {
+    for (let i = 0; writing && i < 2_000_000; i++) {
+      const l = line(i, Math.floor(i / 10));
+      written += l.length;
+      if (!req.write(l)) await Promise.race([once(req, 'drain'), once(req, 'close')]);
+    }
+  })();
+  const res = await response;
+  res.pause();
+  // Socket buffers on both sides fill first (a few MB on loopback), then reading must stop.
+  await sleep(3000);
+  const job = server.app.runningJobs.list()[0];
+  const readWhilePaused = job.bytesRead;
+  await sleep(2000);
+  t.ok(job.bytesRead - readWhilePaused < 512 * 1024, `reading stalled while the client did not read (${job.bytesRead - readWhilePaused} bytes in 2 s)`);
+  t.ok(written - job.bytesRead < 64 * 1024 * 1024, 'the rest waits in socket buffers, not in the service');
+  writing = false;
+  res.resume();
+  req.destroy();
+  await writer.catch(() => undefined);
+});

@@ -1,0 +1,156 @@
+import t, { type Test } from 'tap';
+import { mkdir, readFile, writeFile } from 'node:fs/promises';
+import { join } from 'node:path';
+import type { FastifyInstance } from 'fastify';
+import { fs, git } from '../../src/updates/git.js';
+import type { AppUpdateSteps, StepContext } from '../../src/updates/app-update.js';
+import { startGitServer, type GitServer } from '../helpers/git-server.js';
+import { cloneInto, Upstream } from '../helpers/git-fixtures.js';
+import { adminHeaders, startService, tempDir } from '../helpers/service.js';
+
+const pkg = (version: string) => JSON.stringify({ name: 'logsift', version });
+
+/** Steps that record what they were asked, with the version the checkout held at that moment. */
+function recorder(fail: { build?: number } = {}) {
+  const calls: string[] = [];
+  let builds = 0;
+  const version = async (ctx: StepContext) => (JSON.parse(await readFile(join(ctx.dir, 'package.json'), 'utf8')) as { version: string }).version;
+  const steps: AppUpdateSteps = {
+    install: async (ctx) => {
+      calls.push(`install ${await version(ctx)}`);
+      ctx.log('added 452 packages');
+    },
+    build: async (ctx) => {
+      builds++;
+      calls.push(`build ${await version(ctx)}`);
+      if (builds === fail.build) throw new Error('tsc: 3 errors');
+    },
+    exit: async (code) => {
+      calls.push(`exit ${code}`);
+    },
+  };
+  return { calls, steps };
+}
+
+interface Setup {
+  app: FastifyInstance;
+  up: Upstream;
+  server: GitServer;
+  appDir: string;
+  tip: string;
+}
+
+/** An app origin with releases v1 and v2 and one commit after v2; the checkout is on v1 (detached). */
+async function withAppCheckout(t: Test, steps: Partial<AppUpdateSteps>): Promise<Setup> {
+  const root = await tempDir(t);
+  const server = await startGitServer(join(root, 'served'));
+  t.teardown(() => server.close());
+  const up = new Upstream(server.root, server.url, 'app');
+  await up.init({ 'package.json': pkg('1.0.0'), '.gitignore': 'node_modules/\n' });
+  await up.tag('v1');
+  await up.commit({ 'package.json': pkg('2.0.0') }, 'release 2');
+  await up.tag('v2');
+  const tip = await up.commit({ 'package.json': pkg('2.1.0-dev') }, 'after 2');
+  const appDir = join(root, 'app');
+  await cloneInto(up.url, appDir);
+  await git.checkout({ fs, dir: appDir, ref: 'v1' });
+  await mkdir(join(appDir, 'node_modules'), { recursive: true });
+  await mkdir(join(root, 'repos', 'platforms'), { recursive: true });
+  const { app } = await startService(t, root, { env: { APP_DIR: appDir }, build: { updates: { appUpdateSteps: steps } } });
+  return { app, up, server, appDir, tip };
+}
+
+const putApp = (app: FastifyInstance, query = '') => app.inject({ method: 'PUT', url: `/api/admin/app/status${query}`, headers: adminHeaders() });
+const status = async (app: FastifyInstance) => (await app.inject({ url: '/api/admin/app/status?refresh=1', headers: adminHeaders() })).json();
+const updateLog = async (app: FastifyInstance, since = 0) => (await app.inject({ url: `/api/admin/app/update-log?since=${since}`, headers: adminHeaders() })).json();
+
+t.test('stable: the latest release is checked out, installed, built, then the process exits with 75', async (t) => {
+  const { calls, steps } = recorder();
+  const { app, appDir } = await withAppCheckout(t, steps);
+  const res = await putApp(app);
+  t.equal(res.statusCode, 202);
+  t.same(res.json(), { status: 'started' });
+  await app.appUpdater.settled;
+  t.same(calls, ['install 2.0.0', 'build 2.0.0', 'exit 75'], 'install and build see the new version, exit comes last');
+  t.match(await status(app), { current: 'v2', tag: 'v2', 'from-tag': 'uptodate', 'local-changes': false });
+  t.equal(await git.currentBranch({ fs, dir: appDir }), undefined, 'HEAD detached on the tag');
+  const log = await updateLog(app);
+  t.match(log, { state: 'restarting', target: 'v2', request: { version: 'stable', force: false, rebuild: true } });
+  t.match(log.lines.join('\n'), /Checked out v2[\s\S]*added 452 packages[\s\S]*exiting with code 75/);
+  const tail = await updateLog(app, log.lines.length - 1);
+  t.equal(tail.lines.length, 1, '?since= gives the lines after those already read');
+  t.equal(tail.offset, log.lines.length - 1);
+});
+
+t.test('latest: the branch is fast-forwarded to the origin', async (t) => {
+  const { calls, steps } = recorder();
+  const { app, appDir, tip } = await withAppCheckout(t, steps);
+  t.equal((await putApp(app, '?version=latest')).statusCode, 202);
+  await app.appUpdater.settled;
+  t.same(calls, ['install 2.1.0-dev', 'build 2.1.0-dev', 'exit 75']);
+  t.equal(await git.currentBranch({ fs, dir: appDir }), 'master');
+  t.match(await status(app), { current: `v2-1-g${tip.slice(0, 7)}`, 'from-head': 'uptodate', 'from-tag': 'upward', headOid: tip });
+});
+
+t.test('a failed build puts the previous version back, rebuilds it and does not exit', async (t) => {
+  const { calls, steps } = recorder({ build: 1 });
+  const { app, appDir } = await withAppCheckout(t, steps);
+  t.equal((await putApp(app)).statusCode, 202);
+  await app.appUpdater.settled;
+  t.same(calls, ['install 2.0.0', 'build 2.0.0', 'install 1.0.0', 'build 1.0.0']);
+  t.match(await updateLog(app), { state: 'failed', error: /tsc: 3 errors/ });
+  t.equal(JSON.parse(await readFile(join(appDir, 'package.json'), 'utf8')).version, '1.0.0');
+  t.match(await status(app), { current: 'v1', 'local-changes': false });
+});
+
+t.test('rebuild=no only checks out; one update at a time; local changes need force', async (t) => {
+  let release!: () => void;
+  const held = new Promise<void>((resolve) => (release = resolve));
+  const calls: string[] = [];
+  const { app, appDir } = await withAppCheckout(t, {
+    install: async () => void calls.push('install'),
+    build: async () => void calls.push('build'),
+    exit: async (code) => {
+      calls.push(`exit ${code}`);
+      await held;
+    },
+  });
+  await writeFile(join(appDir, 'package.json'), pkg('1.0.0-patched'));
+  t.equal((await putApp(app, '?rebuild=no')).statusCode, 202);
+  await app.appUpdater.settled;
+  t.match(await updateLog(app), { state: 'failed', error: /^localChanges/ });
+  t.same(calls, [], 'refused before any step');
+
+  t.equal((await putApp(app, '?rebuild=no&force=yes')).statusCode, 202);
+  const second = await putApp(app, '?force=yes');
+  t.equal(second.statusCode, 409);
+  t.equal(second.json().message, 'updateInProgress');
+  release();
+  await app.appUpdater.settled;
+  t.same(calls, ['exit 75'], 'no install nor build with rebuild=no');
+  t.equal(JSON.parse(await readFile(join(appDir, 'package.json'), 'utf8')).version, '2.0.0', 'the local change was discarded');
+});
+
+t.test('origin unreachable: the update fails and the checkout stays', async (t) => {
+  const { calls, steps } = recorder();
+  const { app, server, appDir } = await withAppCheckout(t, steps);
+  await server.close();
+  t.equal((await putApp(app)).statusCode, 202);
+  await app.appUpdater.settled;
+  t.match(await updateLog(app), { state: 'failed', error: /^fetchFailed/ });
+  t.same(calls, []);
+  t.equal(JSON.parse(await readFile(join(appDir, 'package.json'), 'utf8')).version, '1.0.0');
+});
+
+t.test('without a git checkout: 409 notAGitCheckout', async (t) => {
+  const root = await tempDir(t);
+  await mkdir(join(root, 'repos', 'platforms'), { recursive: true });
+  const { calls, steps } = recorder();
+  const { app } = await startService(t, root, { build: { updates: { appUpdateSteps: steps } } });
+  const res = await putApp(app);
+  t.equal(res.statusCode, 409);
+  t.equal(res.json().message, 'notAGitCheckout');
+  t.equal((await putApp(app, '?version=beta')).statusCode, 400);
+  t.same(calls, []);
+  t.same(await updateLog(app), { state: 'idle', offset: 0, lines: [] });
+});

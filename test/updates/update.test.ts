@@ -1,0 +1,227 @@
+import t from 'tap';
+import { request as httpRequest, type ClientRequest } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { readFile, writeFile } from 'node:fs/promises';
+import { join } from 'node:path';
+import { setTimeout as sleep } from 'node:timers/promises';
+import type { FastifyInstance } from 'fastify';
+import { fs, git } from '../../src/updates/git.js';
+import { startGitServer } from '../helpers/git-server.js';
+import { applyChanges, commitLocally, demoPlatform, Upstream } from '../helpers/git-fixtures.js';
+import { adminHeaders, startService, tempDir } from '../helpers/service.js';
+import { platformsClone } from '../helpers/platforms-part.js';
+
+const FORMAT = '%h %l %u %t "%r" %s %b';
+
+function put(app: FastifyInstance, part: string, query = '', body?: string, contentType?: string) {
+  const headers: Record<string, string> = adminHeaders();
+  if (contentType) headers['content-type'] = contentType;
+  return app.inject({ method: 'PUT', url: `/api/admin/${part}/status${query}`, headers, payload: body });
+}
+
+const headOf = (gitdir: string) => git.resolveRef({ fs, gitdir, ref: 'HEAD' });
+
+t.test('8. local changes refuse the update; force=yes discards them', async (t) => {
+  const { app, up, dir, gitdir } = await platformsClone(t);
+  const next = await up.commit(demoPlatform('BOOK'), 'books');
+  const file = join(dir, 'demo', 'rules.yaml');
+  const edited = `${await readFile(file, 'utf8')}# local edit\n`;
+  await writeFile(file, edited);
+  const before = await headOf(gitdir);
+
+  const refused = await put(app, 'platforms');
+  t.equal(refused.statusCode, 409);
+  t.match(refused.json(), { message: 'localChanges', detail: /demo\/rules\.yaml/ });
+  t.equal(await readFile(file, 'utf8'), edited, 'the edit is still there');
+  t.equal(await headOf(gitdir), before, 'HEAD did not move');
+
+  const forced = await put(app, 'platforms', '?force=yes');
+  t.equal(forced.statusCode, 200);
+  t.match(forced.json(), {
+    'is-git-repo': true, 'from-head': 'uptodate', 'from-tag': 'uptodate', 'local-commits': false, 'local-changes': false, headOid: next,
+  });
+  t.match(await readFile(file, 'utf8'), /rtype: BOOK/);
+});
+
+t.test('9. two concurrent updates: one is refused with updateInProgress', async (t) => {
+  const { app, up } = await platformsClone(t);
+  await up.commit(demoPlatform('BOOK'), 'books');
+  const answers = await Promise.all([put(app, 'platforms'), put(app, 'platforms')]);
+  t.same(answers.map((a) => a.statusCode).sort(), [200, 409]);
+  t.equal(answers.find((a) => a.statusCode === 409)?.json().message, 'updateInProgress');
+  t.equal((await put(app, 'platforms')).statusCode, 200, 'the next update may run');
+});
+
+t.test('10. origin unreachable: PUT answers 502 fetchFailed and touches nothing', async (t) => {
+  const { app, up, server, dir, gitdir } = await platformsClone(t);
+  await up.commit(demoPlatform('BOOK'), 'books');
+  const before = await headOf(gitdir);
+  const rules = await readFile(join(dir, 'demo', 'rules.yaml'), 'utf8');
+  await server.close();
+  const res = await put(app, 'platforms');
+  t.equal(res.statusCode, 502);
+  t.equal(res.json().message, 'fetchFailed');
+  t.equal(await headOf(gitdir), before);
+  t.equal(await readFile(join(dir, 'demo', 'rules.yaml'), 'utf8'), rules);
+  t.notOk(await git.resolveRef({ fs, gitdir, ref: 'refs/remotes/origin/master' }).then((oid) => oid !== before), 'origin ref unchanged');
+});
+
+t.test('a diverged history is refused unless forced', async (t) => {
+  const { app, up, dir, gitdir } = await platformsClone(t);
+  const theirs = await up.commit({ 'demo/notes.txt': 'theirs' }, 'on the origin');
+  await commitLocally(dir, gitdir, { 'demo/mine.txt': 'mine' }, 'here only');
+  const refused = await put(app, 'platforms');
+  t.equal(refused.statusCode, 409);
+  t.equal(refused.json().message, 'diverged');
+  const forced = await put(app, 'platforms', '?force=yes');
+  t.equal(forced.statusCode, 200);
+  t.match(forced.json(), { headOid: theirs, 'local-commits': false, 'from-head': 'uptodate' });
+});
+
+t.test('local commits ahead of the origin: nothing to update, they stay', async (t) => {
+  const { app, dir, gitdir } = await platformsClone(t);
+  const mine = await commitLocally(dir, gitdir, { 'demo/mine.txt': 'mine' }, 'here only');
+  const res = await put(app, 'platforms');
+  t.equal(res.statusCode, 200);
+  t.match(res.json(), { headOid: mine, 'local-commits': true, 'from-head': 'uptodate' });
+});
+
+t.test('the body: none, "uptodate" or {"to":"uptodate"}; anything else is 400', async (t) => {
+  const { app } = await platformsClone(t);
+  t.equal((await put(app, 'platforms', '', 'platforms', 'text/plain')).statusCode, 400, 'the 3.x client body');
+  t.equal((await put(app, 'platforms', '', 'platforms', 'text/plain')).json().message, 'invalidBody');
+  t.equal((await put(app, 'platforms', '', '{"to":"latest"}', 'application/json')).statusCode, 400);
+  t.equal((await put(app, 'platforms', '', 'uptodate', 'text/plain')).statusCode, 200);
+  t.equal((await put(app, 'platforms', '', ' uptodate\n')).statusCode, 200);
+  t.equal((await put(app, 'platforms', '', '{"to":"uptodate"}', 'application/json')).statusCode, 200);
+  t.equal((await put(app, 'platforms', '', '', 'application/json')).statusCode, 200, 'an empty JSON body');
+  t.equal((await put(app, 'platforms', '?force=maybe')).statusCode, 400);
+  t.equal((await put(app, 'nothing')).statusCode, 404);
+});
+
+t.test('a fresh install: the bundled snapshot gives way to the origin without force', async (t) => {
+  const root = await tempDir(t);
+  const server = await startGitServer(join(root, 'served'));
+  t.teardown(() => server.close());
+  const up = new Upstream(server.root, server.url, 'platforms');
+  const tip = await up.init(demoPlatform('BOOK', 'Demo from the origin'));
+  await applyChanges(join(root, 'repos', 'platforms'), demoPlatform('ARTICLE'));
+  const { app } = await startService(t, root, { env: { PLATFORMS_ORIGIN: up.url } });
+  t.match(await (await app.inject({ method: 'GET', url: '/api/admin/platforms/status', headers: adminHeaders() })).json(), {
+    bundled: true, 'local-commits': false, 'from-head': 'outdated',
+  });
+  const res = await put(app, 'platforms');
+  t.equal(res.statusCode, 200);
+  t.match(res.json(), { headOid: tip, 'from-head': 'uptodate', 'local-commits': false });
+  t.notOk('bundled' in res.json());
+  t.equal((await app.inject({ url: '/info/platforms' })).json()[0].longname, 'Demo from the origin');
+});
+
+t.test('no origin configured: PUT says so', async (t) => {
+  const root = await tempDir(t);
+  await applyChanges(join(root, 'repos', 'platforms'), demoPlatform('ARTICLE'));
+  const { app } = await startService(t, root);
+  const res = await put(app, 'resources');
+  t.equal(res.statusCode, 409);
+  t.match(res.json(), { message: 'noOrigin', detail: /RESOURCES_ORIGIN/ });
+});
+
+// -- Hot reload -------------------------------------------------------------------------------
+
+function line(n: number): string {
+  return `127.0.0.1 - - [10/Jan/2024:10:00:0${n} +0100] "GET http://www.demo.org/article/${n} HTTP/1.1" 200 1234\n`;
+}
+
+/** A job whose upload stays open: lines are sent one by one and events read as they come back. */
+class StreamingJob {
+  readonly events: Array<Record<string, string>> = [];
+  jobId = '';
+  readonly ended: Promise<void>;
+  private readonly req: ClientRequest;
+
+  constructor(port: number) {
+    this.req = httpRequest({
+      host: '127.0.0.1', port, method: 'POST', path: '/',
+      headers: { 'Log-Format-ezproxy': FORMAT, Accept: 'application/jsonstream', 'Transfer-Encoding': 'chunked' },
+    });
+    this.ended = new Promise((resolve, reject) => {
+      this.req.on('error', reject);
+      this.req.on('response', (res) => {
+        this.jobId = String(res.headers['job-id']);
+        let pending = '';
+        res.setEncoding('utf8');
+        // jsonstream writes the separator before the next event: an object is complete when it parses.
+        res.on('data', (chunk: string) => {
+          const parts = (pending + chunk).split('\n');
+          pending = parts.pop() ?? '';
+          for (const p of parts) if (p.trim()) this.events.push(JSON.parse(p));
+          try {
+            this.events.push(JSON.parse(pending));
+            pending = '';
+          } catch {
+            // not complete yet
+          }
+        });
+        res.on('end', () => resolve());
+        res.on('error', reject);
+      });
+    });
+  }
+
+  send(text: string): void {
+    this.req.write(text);
+  }
+
+  end(): void {
+    this.req.end();
+  }
+
+  async waitForEvents(n: number): Promise<void> {
+    for (let i = 0; i < 500 && this.events.length < n; i++) await sleep(20);
+    if (this.events.length < n) throw new Error(`only ${this.events.length} events came back`);
+  }
+}
+
+async function readReport(varDir: string, jobId: string): Promise<Record<string, Record<string, unknown>>> {
+  return JSON.parse(await readFile(join(varDir, 'jobs', jobId, 'report.json'), 'utf8'));
+}
+
+t.test('an update changes the rules for the next job, not for a job still running', async (t) => {
+  // One line per batch, so that the running job's lines go to its pool one at a time.
+  const { app, up, varDir } = await platformsClone(t, { BATCH_BYTES: '1' });
+  await app.listen({ host: '127.0.0.1', port: 0 });
+  const { port } = app.server.address() as AddressInfo;
+  const oldVersion = app.platforms.version;
+
+  const running = new StreamingJob(port);
+  running.send(line(1));
+  await running.waitForEvents(1);
+  t.equal(running.events[0].rtype, 'ARTICLE', 'the running job started on the old rules');
+
+  await up.commit(demoPlatform('BOOK', 'Demo platform, second edition'), 'article pages are books now');
+  const res = await put(app, 'platforms');
+  t.equal(res.statusCode, 200);
+  t.not(app.platforms.version, oldVersion, 'new platforms loaded');
+  t.equal((await app.inject({ url: '/info/platforms' })).json()[0].longname, 'Demo platform, second edition', '/info/platforms changed at once');
+
+  const next = await fetch(`http://127.0.0.1:${port}/`, {
+    method: 'POST', headers: { 'Log-Format-ezproxy': FORMAT, Accept: 'application/jsonstream' }, body: line(2),
+  });
+  const nextEvents = (await next.text()).trim().split('\n').map((l) => JSON.parse(l) as Record<string, string>);
+  t.equal(nextEvents[0].rtype, 'BOOK', 'a new job uses the new rules');
+  const nextReport = await readReport(varDir, String(next.headers.get('job-id')));
+  t.equal(nextReport.general['platforms-version'], app.platforms.version);
+
+  t.equal(app.runtime.retiringPools, 1, 'the old pool still serves the running job');
+  running.send(line(3));
+  await running.waitForEvents(2);
+  running.end();
+  await running.ended;
+  t.equal(running.events[1].unitid, '3');
+  t.equal(running.events[1].rtype, 'ARTICLE', 'the running job keeps the old rules to its end');
+  const report = await readReport(varDir, running.jobId);
+  t.equal(report.general['platforms-version'], oldVersion, 'its report names the version it used');
+
+  for (let i = 0; i < 100 && app.runtime.retiringPools > 0; i++) await sleep(20);
+  t.equal(app.runtime.retiringPools, 0, 'the old pool closed once its job ended');
+});

@@ -41,7 +41,8 @@ export interface LoadedSources {
 
 const RULE_FILES = ['rules.yaml', 'rules.yml', 'rules.json'];
 
-async function exists(path: string): Promise<boolean> {
+/** Whether a path exists (file or folder). */
+export async function exists(path: string): Promise<boolean> {
   try {
     await stat(path);
     return true;

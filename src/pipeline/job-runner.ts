@@ -16,13 +16,14 @@ import { forEachLine, lineBatches } from './line-batches.js';
 import type { ParsingPool } from './parsing-pool.js';
 import { DeniedFile, type ResponseOutput } from './job-output.js';
 import { RejectFiles } from './reject-files.js';
-import { chainSequential, type SequentialSink, type SequentialStage } from './sequential.js';
+import { sequentialStages, type SequentialSink, type SequentialStage } from './sequential.js';
 import { createJobTraces, type JobTraces } from './job-traces.js';
 import { accountedLines, formatDuration, JobReport, localIso, rejectionRate, REJECT_COUNTERS, type ReportSection } from './job-report.js';
 import { DomainTally, unknownDomainAlerts } from './job-alerts.js';
 import { deniedFileName, jobDir, jobUrls, REPORT_FILE, TRACES_FILE, type JobUrls } from './job-files.js';
 import type { RejectCategory } from './stages/types.js';
 import { UNKNOWN_BUILD, type BuildInfo } from '../build-info.js';
+import { doubleClickReport } from './double-clicks.js';
 
 /** One part of a job's input: a raw body, or one file of a multipart upload (bytes, decompressed). */
 export interface JobInput {
@@ -115,7 +116,9 @@ export class Job {
   private deniedFile!: DeniedFile;
   private rejectFiles!: RejectFiles;
   private output!: ResponseOutput;
-  private sequential: SequentialStage = chainSequential([]);
+  private readonly sequential: SequentialStage;
+  private onCampus = 0;
+  private offCampus = 0;
   private reportWrites: Promise<void> = Promise.resolve();
   private reportTimer: NodeJS.Timeout | undefined;
   private readonly batchCharset: string;
@@ -152,7 +155,7 @@ export class Job {
       'platforms-date': v.platforms_date,
       'middlewares-version': v.middlewares_version || 'N/A',
       'middlewares-date': v.middlewares_date || 'N/A',
-      middlewares: describeChain(options),
+      middlewares: options.middlewares.join(', '),
       geolocalization: (options.headers.geoip ?? '').toLowerCase(),
       'input-format-proxy': options.format?.family ?? null,
       'input-format-literal': options.format?.literal ?? null,
@@ -167,6 +170,8 @@ export class Job {
         'mail-error-message': 'the service has no mail server',
       });
     }
+    this.report.replace('dedoublonnage', doubleClickReport(options.doubleClick));
+    this.sequential = sequentialStages(options);
   }
 
   /** Aborts the job (client gone, shutdown): reading stops and the workers' tasks are dropped. */
@@ -340,7 +345,13 @@ export class Job {
       platforms: { force: o.forceParser, only: o.filterPlatforms, wildcards: o.allowWildcards, publisher: o.forcePublisher },
       keepLines: [...o.rejectFiles],
       keepRaw: o.rejectFiles.has('duplicate-ecs') || o.rejectFiles.has('unordered-ecs'),
-      provenance: { ...this.deps.versions, middlewares: '' },
+      provenance: { ...this.deps.versions, middlewares: o.middlewares.join(', ') },
+      middlewares: o.middlewares,
+      exclusions: o.exclusions,
+      enrich: o.enrich,
+      geolocate: o.geoip.length > 0,
+      doubleClick: o.doubleClick.enabled ? o.doubleClick : undefined,
+      headers: o.headers,
     };
   }
 
@@ -409,6 +420,10 @@ export class Job {
   }
 
   private emit(event: EventRecord): void {
+    if (event.campus !== undefined) {
+      if (event.campus) this.onCampus++;
+      else this.offCampus++;
+    }
     if (event.denied) {
       this.denied++;
       this.deniedFile.write(event.text);
@@ -458,6 +473,10 @@ export class Job {
     g['process-speed'] = `${Math.round((this.linesRead - since.lines) / seconds)} lignes/s`;
     g['ecs-speed'] = `${Math.round((this.events - since.events) / seconds)} ec/s`;
     this.speedSample = { at: now, lines: this.linesRead, events: this.events };
+    if (this.options.middlewares.includes('on-campus-counter')) {
+      g['on-campus-accesses'] = this.onCampus;
+      g['off-campus-accesses'] = this.offCampus;
+    }
     for (const [c, n] of Object.entries(this.rejects) as Array<[RejectCategory, number]>) this.report.rejets[REJECT_COUNTERS[c]] = n;
     this.report.refresh();
   }
@@ -553,11 +572,3 @@ export class Job {
   onFailBeforeOutput?: (error: StatusError) => void;
 }
 
-/**
- * The report's `middlewares`: the per-event chain as it runs now, in the reference's names.
- * Whoever adds a stage to the chain names it here.
- */
-export function describeChain(options: Pick<JobOptions, 'cleanOnly' | 'crypt'>): string {
-  if (options.cleanOnly) return 'filter';
-  return ['filter', 'parser', 'qualifier', ...(options.crypt ? ['anonymizer'] : [])].join(', ');
-}

@@ -83,7 +83,11 @@ async function handleJobRequest(app: FastifyInstance, request: FastifyRequest, r
   const version = app.appVersion;
   let options: JobOptions;
   try {
-    options = readJobOptions(request.headers, { platforms: lease.platforms.names });
+    options = readJobOptions(request.headers, {
+      platforms: lease.platforms.names,
+      middlewares: lease.platforms.resources.middlewareModules,
+      defaultMiddlewares: app.config.middlewares,
+    });
   } catch (err) {
     const error = isStatusError(err) ? err : new StatusError(5000, (err as Error).message);
     reply.hijack();

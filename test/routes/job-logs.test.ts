@@ -7,17 +7,16 @@ import { get, lines, postJob, report } from '../helpers/job-http.js';
 
 /**
  * The reference's job-file checks (job-logs-test.js @01–@16, report-test.js), on the shared
- * datasets, asserting the exact lines of each file. Checks that need the filters of issue 5
- * (ignored domains, robots, double clicks, chronology) are marked todo until those land.
+ * datasets, asserting the exact lines of each file as the job-file routes serve them.
  */
-const NEEDS_FILTERS = { todo: 'needs issue 5 (filters, double clicks, chronology)' };
 
 const datasets = shared(t, 'datasets');
-if (datasets) {
+const exclusions = shared(t, 'exclusions');
+if (datasets && exclusions) {
   let app: TestApp;
   t.before(async () => {
-    // The reference's exclusion lists (robots, ignored domains), once the filters of issue 5 read them.
-    app = await startApp({}, { EXCLUSIONS_DIRS: join(datasets, '..', 'exclusions') });
+    // The reference's exclusion lists (robots, ignored domains).
+    app = await startApp({}, { EXCLUSIONS_DIRS: exclusions });
   });
   t.teardown(() => app.close());
 
@@ -68,7 +67,7 @@ if (datasets) {
     await rejectCheck(t, 'sd.wrong-second-line.log', 'unknown-formats', 1, [inputLines('sd.wrong-second-line.log')[1]]);
   });
 
-  t.test('@05 ignored-domains: the google.fr line', NEEDS_FILTERS, async (t) => {
+  t.test('@05 ignored-domains: the google.fr line', async (t) => {
     await rejectCheck(t, 'ignored-domain.log', 'ignored-domains', 0, inputLines('ignored-domain.log'));
   });
 
@@ -80,11 +79,11 @@ if (datasets) {
     await rejectCheck(t, 'unqualified-ec.log', 'unqualified-ecs', 0, inputLines('unqualified-ec.log'));
   });
 
-  t.test('@09 duplicate-ecs: the earlier of two clicks 6 s apart', NEEDS_FILTERS, async (t) => {
+  t.test('@09 duplicate-ecs: the earlier of two clicks 6 s apart', async (t) => {
     await rejectCheck(t, 'duplicate-ecs.log', 'duplicate-ecs', 1, [inputLines('duplicate-ecs.log')[0]]);
   });
 
-  t.test('@10 unordered-ecs: the line earlier than the one before it', NEEDS_FILTERS, async (t) => {
+  t.test('@10 unordered-ecs: the line earlier than the one before it', async (t) => {
     await rejectCheck(t, 'unordered-ecs.log', 'unordered-ecs', 1, [inputLines('unordered-ecs.log')[1]]);
   });
 
@@ -94,7 +93,7 @@ if (datasets) {
     const url = res.headers.get('lines-unordered-ecs');
     t.ok(url, 'Lines-Unordered-ECs is announced');
     t.equal((await get(url!)).status, 404);
-    t.test('one event', NEEDS_FILTERS, async (t) => {
+    t.test('one event', async (t) => {
       t.equal(lines(res.body).length, 2, 'header + 1 event');
     });
   });
@@ -127,7 +126,7 @@ if (datasets) {
     t.equal(lines(res.body).length, 3, 'header + 2 events');
   });
 
-  t.test('@15 robots-ecs: a Googlebot address', NEEDS_FILTERS, async (t) => {
+  t.test('@15 robots-ecs: a Googlebot address', async (t) => {
     await rejectCheck(t, 'robot-ec.log', 'robots-ecs', 0, inputLines('robot-ec.log'));
   });
 

@@ -3,7 +3,7 @@ import { existsSync } from 'node:fs';
 import { mkdir, utimes, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { startApp } from '../helpers/app.js';
-import { openJob, postJob } from '../helpers/job-http.js';
+import { openJob, postJob } from '../helpers/jobs.js';
 
 const GOOD = (minute: number) => `10.0.0.1 - A [30/Nov/2012:00:${String(minute).padStart(2, '0')}:00 +0100] "GET http://www.sciencedirect.com:80/science/article/pii/S0012160612004174 HTTP/1.1" 200 1\n`;
 const DAY = 24 * 3600 * 1000;

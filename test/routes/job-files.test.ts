@@ -4,7 +4,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import Fastify from 'fastify';
 import { startApp, type TestApp } from '../helpers/app.js';
-import { get, lines, postJob, rawGet } from '../helpers/job-http.js';
+import { get, lines, postJob, rawGet } from '../helpers/jobs.js';
 import { basic, testApp, withUsers } from '../helpers/accounts.js';
 import jobFileRoutes from '../../src/routes/job-files.js';
 import type { Config } from '../../src/config.js';

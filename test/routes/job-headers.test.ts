@@ -1,6 +1,6 @@
 import t from 'tap';
 import { startApp, type TestApp } from '../helpers/app.js';
-import { get, postJob, report } from '../helpers/job-http.js';
+import { get, postJob, report } from '../helpers/jobs.js';
 
 const GOOD = '10.0.0.1 - A [30/Nov/2012:00:10:00 +0100] "GET http://www.sciencedirect.com:80/science/article/pii/S0012160612004174 HTTP/1.1" 200 1';
 const LOG = `garbage first line\n${GOOD}\n`;

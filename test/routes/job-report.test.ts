@@ -5,7 +5,7 @@ import { gunzipSync } from 'node:zlib';
 import { parse, type DefaultTreeAdapterMap } from 'parse5';
 import { startApp, type TestApp } from '../helpers/app.js';
 import { shared } from '../helpers/shared.js';
-import { get, lines, openJob, postJob, report } from '../helpers/job-http.js';
+import { get, lines, openJob, postJob, report } from '../helpers/jobs.js';
 import { accountedLines, rejectionRate, REJECT_COUNTERS } from '../../src/pipeline/job-report.js';
 import { REJECT_CATEGORIES, type RejectCategory } from '../../src/pipeline/stages/types.js';
 

@@ -5,7 +5,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { startApp, type TestApp } from '../helpers/app.js';
 import { shared } from '../helpers/shared.js';
-import { get, lines, postJob, report } from '../helpers/job-http.js';
+import { get, lines, postJob, report } from '../helpers/jobs.js';
 import { PROJECT_ROOT, SHARED_DIR } from '../../src/paths.js';
 import { REJECT_CATEGORIES } from '../../src/pipeline/stages/types.js';
 import { accountedLines, REJECT_COUNTERS } from '../../src/pipeline/job-report.js';

@@ -34,10 +34,12 @@ type Modules = [
   typeof import('../src/pipeline/job-options.js'),
   typeof import('../src/pipeline/job-spec.js'),
   typeof import('../src/pipeline/output-fields.js'),
+  typeof import('../src/resources/index.js'),
+  typeof import('../src/config.js'),
 ];
-const paths = ['platforms/platform-set', 'pipeline/batch-processor', 'pipeline/job-options', 'pipeline/job-spec', 'pipeline/output-fields'];
+const paths = ['platforms/platform-set', 'pipeline/batch-processor', 'pipeline/job-options', 'pipeline/job-spec', 'pipeline/output-fields', 'resources/index', 'config'];
 if (args.dist && !existsSync(join(PROJECT_ROOT, 'dist/src/server.js'))) throw new Error('dist/ is missing: npm run build');
-const [{ loadPlatformSet }, { createJobContext, processBatch }, { readJobOptions }, { jobSpec }, { computeColumns }] = (await Promise.all(
+const [{ loadPlatformSet }, { createJobContext, processBatch }, { readJobOptions }, { jobSpec }, { computeColumns }, { loadResources, openResources }, { readConfig }] = (await Promise.all(
   paths.map((p) => import(args.dist ? pathToFileURL(join(PROJECT_ROOT, 'dist/src', `${p}.js`)).href : `../src/${p}.js`)),
 )) as Modules;
 
@@ -52,7 +54,8 @@ const spec = jobSpec('bench', options.format!, options, {
   columns: computeColumns(options.outputFields, options.stageFields, options.format!.fieldNames),
   versions: { ezpaarse_version: 'bench', ezpaarse_date: '2024-01-01', platforms_version: 'bench', platforms_date: '2024-01-01' },
 });
-const ctx = createJobContext(spec, { platforms });
+const resources = await loadResources(readConfig());
+const ctx = createJobContext(spec, { platforms, resources: await openResources(resources.data) });
 const bytes = readFileSync(file);
 const batchBytes = Number(args['batch-bytes']);
 

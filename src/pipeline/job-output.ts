@@ -46,6 +46,19 @@ class FramedSink {
   }
 }
 
+/**
+ * Waits for `drain` on a stream, or for another stream to close; the listener that did not fire
+ * is removed (a job waits for drain thousands of times: leftovers would pile up).
+ */
+export async function drainOrClose(stream: Writable, closer: NodeJS.EventEmitter = stream): Promise<void> {
+  const stop = new AbortController();
+  try {
+    await Promise.race([once(stream, 'drain', { signal: stop.signal }), once(closer, 'close', { signal: stop.signal })]);
+  } finally {
+    stop.abort();
+  }
+}
+
 function isPlain(enc: ResponseEncoding): boolean {
   return !enc.compression && /^utf-?8$/i.test(enc.charset);
 }
@@ -118,17 +131,7 @@ export class ResponseOutput {
 
   async drained(): Promise<void> {
     if (!this.body.writableNeedDrain || this.res.destroyed) return;
-    // Both listeners go once either fires (a race of two once() would leave the loser's behind,
-    // one per wait, for the whole job).
-    await new Promise<void>((resolve) => {
-      const done = () => {
-        this.body.off('drain', done);
-        this.res.off('close', done);
-        resolve();
-      };
-      this.body.on('drain', done);
-      this.res.on('close', done);
-    });
+    await drainOrClose(this.body, this.res);
   }
 
   private async endBody(tail: string, trailers: Record<string, string>): Promise<void> {
@@ -189,7 +192,7 @@ export class DeniedFile {
   }
 
   async drained(): Promise<void> {
-    if (this.sink.writableNeedDrain) await once(this.sink, 'drain');
+    if (this.sink.writableNeedDrain) await drainOrClose(this.sink);
   }
 
   async close(): Promise<void> {

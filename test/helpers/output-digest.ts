@@ -27,6 +27,8 @@ export const DETERMINISTIC_HEADERS: Readonly<Record<string, string>> = Object.fr
   // one also with the folder their hooks are compiled into)
   'Output-Fields': '-ezpaarse_date,-platforms_date,-middlewares_date,-ezpaarse_version,-middlewares_version,-platforms_version',
   'Reject-Files': 'all',
+  // the default, which the test helper's post() turns off
+  'Double-Click-Removal': 'true',
 });
 
 export interface OutputDigest {

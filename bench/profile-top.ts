@@ -2,7 +2,9 @@
  * Summarises the `.cpuprofile` files of `npm run bench -- --profile DIR`: self time by function,
  * per thread (0 = the main thread, then the workers) and over all threads.
  *
- *   node --import=tsx bench/profile-top.ts DIR [--top 15]
+ *   node --import=tsx bench/profile-top.ts DIR [--top 15] [--files]
+ *
+ * `--files` adds up the self time by source file (node: built-ins by module).
  */
 import { readdirSync, readFileSync } from 'node:fs';
 import { basename, join } from 'node:path';
@@ -15,7 +17,7 @@ interface ProfileNode {
 }
 interface Profile { nodes: ProfileNode[]; samples: number[]; timeDeltas: number[]; startTime: number; endTime: number }
 
-const { values, positionals } = parseArgs({ allowPositionals: true, options: { top: { type: 'string', default: '15' } } });
+const { values, positionals } = parseArgs({ allowPositionals: true, options: { top: { type: 'string', default: '15' }, files: { type: 'boolean', default: false } } });
 const dir = positionals[0];
 if (!dir) {
   process.stderr.write('usage: node --import=tsx bench/profile-top.ts DIR [--top N]\n');
@@ -26,6 +28,7 @@ const top = Number(values.top);
 function where(node: ProfileNode): string {
   const { functionName, url, lineNumber } = node.callFrame;
   const file = url ? url.replace(/^.*\/(node_modules\/|dist\/|src\/|workers\/)/, '$1').replace(/^node:/, '') : '';
+  if (values.files) return file || (functionName.startsWith('(') || functionName.startsWith('RegExp:') ? functionName.replace(/^RegExp:.*/, '(regexp)') : '(native)');
   return `${functionName || '(anonymous)'}${file ? ` ${file}:${lineNumber + 1}` : ''}`;
 }
 

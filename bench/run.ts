@@ -45,11 +45,12 @@ const repeat = Math.max(1, Number(args.repeat));
 const concurrent = Math.max(0, Number(args.concurrent));
 const mb = (bytes: number) => bytes / 1e6;
 
-interface JobRun { lines: number; bytes: number; wallMs: number; firstByteMs: number; events: number; peakRss: number; cpuMs: number }
+interface JobRun { lines: number; bytes: number; wallMs: number; firstByteMs: number; events: number; peakRss: number; cpuMs: number; mainCpuMs: number }
 
-/** CPU time (user + system) of a process and all its threads, from /proc. */
-function cpuMs(pid: number): number {
-  const fields = readFileSync(`/proc/${pid}/stat`, 'utf8').split(') ')[1].split(' ');
+/** CPU time (user + system, ms) of a process and all its threads, or of one thread, from /proc. */
+function cpuMs(pid: number, tid?: number): number {
+  const path = tid === undefined ? `/proc/${pid}/stat` : `/proc/${pid}/task/${tid}/stat`;
+  const fields = readFileSync(path, 'utf8').split(') ')[1].split(' ');
   const ticks = Number(fields[11]) + Number(fields[12]);
   return (ticks * 1000) / 100;
 }
@@ -65,10 +66,13 @@ async function measureJobs(service: Service, file: string, lines: number, jobs: 
   const sampler = new RssSampler(service.pid);
   sampler.start();
   const cpu0 = cpuMs(service.pid);
+  // the main thread's id is the process id
+  const main0 = cpuMs(service.pid, service.pid);
   const t0 = performance.now();
   const results = await Promise.all(Array.from({ length: jobs }, () => postLog(service.url, file, headers)));
   const wallMs = performance.now() - t0;
   const cpu = cpuMs(service.pid) - cpu0;
+  const mainCpu = cpuMs(service.pid, service.pid) - main0;
   const { peak } = sampler.stop();
   results.forEach((r, i) => checkJob(r, `job ${i + 1} on ${label(lines)} lines`));
   return {
@@ -80,6 +84,7 @@ async function measureJobs(service: Service, file: string, lines: number, jobs: 
     events: results.reduce((n, r) => n + Math.max(0, r.rows - 1), 0),
     peakRss: peak,
     cpuMs: cpu,
+    mainCpuMs: mainCpu,
   };
 }
 
@@ -107,7 +112,7 @@ function printRow(row: Row): void {
     `${Math.round(m((r) => r.events)).toLocaleString('en')} events`.padStart(17),
     `first ${Math.round(m((r) => r.firstByteMs))} ms`.padStart(14),
     `peak RSS ${Math.round(mb(Math.max(...row.runs.map((r) => r.peakRss))))} MB`.padStart(17),
-    `CPU ${(m((r) => r.cpuMs) / wall).toFixed(2)} cores`.padStart(15),
+    `CPU ${(m((r) => r.cpuMs) / wall).toFixed(2)} cores, ${(m((r) => r.cpuMs) * 1000 / row.lines).toFixed(1)} µs a line (main ${(m((r) => r.mainCpuMs) * 1000 / row.lines).toFixed(1)})`.padStart(15),
     ceilWall !== undefined ? `| ceiling ${(ceilWall / 1000).toFixed(2)} s, ${Math.round(median(row.ceil!.map((c) => c.linesPerSec))).toLocaleString('en')} lines/s in-process | ratio ${ratio!.toFixed(2)}` : '',
   ].join(' '));
 }

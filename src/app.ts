@@ -12,6 +12,12 @@ import infoRoutes from './routes/info.js';
 import adminUserRoutes from './routes/admin-users.js';
 import adminJobRoutes from './routes/admin-jobs.js';
 import homeRoutes from './routes/home.js';
+import settingsPlugin from './plugins/settings.js';
+import formatTesterPlugin from './plugins/format-tester.js';
+import infoDataRoutes from './routes/info-data.js';
+import healthRoutes from './routes/health.js';
+import formatRoutes from './routes/format.js';
+import jobResultRoutes from './routes/job-result.js';
 
 declare module 'fastify' {
   interface FastifyInstance {
@@ -55,15 +61,22 @@ export async function buildApp(config: Config, logger: boolean | object = { leve
   await app.register(jobsPlugin);
   await app.register(authPlugin);
   await app.register(updatesPlugin, options.updates ?? {});
+  await app.register(settingsPlugin);
+  await app.register(formatTesterPlugin);
   app.addHook('onSend', async (_request, reply) => {
     reply.header('ezPAARSE-Version', APP_VERSION);
   });
   await app.register(infoRoutes, { prefix: '/info' });
   await app.register(infoRoutes, { prefix: '/api/info' });
+  await app.register(infoDataRoutes, { prefix: '/info' });
+  await app.register(infoDataRoutes, { prefix: '/api/info' });
+  await app.register(healthRoutes);
+  await app.register(formatRoutes);
   await app.register(adminUserRoutes, { prefix: '/api/admin' });
   await app.register(adminJobRoutes, { prefix: '/api/admin' });
   await app.register(homeRoutes);
   await app.register(adminUpdateRoutes);
   await app.register(jobRoutes);
+  await app.register(jobResultRoutes);
   return app;
 }

@@ -144,6 +144,12 @@ export default fp(async (app) => {
   const refuseCrossSite: AuthCheck = async (request, reply) =>
     isCrossSite(request, app.baseUrl()) ? sendApiError(reply, new ApiError(403, 'crossSiteRequest')) : undefined;
 
+  // A page's script that keeps its own login box asks (X-Requested-With) not to get the
+  // browser's login dialog on a 401: without the challenge the browser shows none.
+  app.addHook('onSend', async (request, reply) => {
+    if (request.headers['x-requested-with'] === 'XMLHttpRequest') reply.removeHeader('WWW-Authenticate');
+  });
+
   app.decorateRequest('user', null);
   app.decorate('userStore', users);
   app.decorate('loginLimiter', limiter);

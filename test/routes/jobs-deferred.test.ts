@@ -30,6 +30,8 @@ t.teardown(() => server.close());
 const url = server.url;
 const put = (id: string, body: string | Buffer, headers: Record<string, string> = {}) => post(`${url}/${id}`, body, headers, { method: 'PUT' });
 const get = (path: string, headers: Record<string, string> = {}) => fetch(`${url}${path}`, { headers });
+/** A JSON answer's fields (tests read a few of them). */
+const json = async (res: Response) => (await res.json()) as Record<string, unknown>;
 
 t.test('PUT /{jobID}: events go to the result file, the response gets a heartbeat', async (t) => {
   const id = randomUUID();
@@ -82,7 +84,7 @@ t.test('ids: lower-case UUIDs only; results only for deferred jobs', async (t) =
   const posted = await post(url, LOG, { 'Log-Format-ezproxy': EZPROXY_DEFAULT });
   const res = await get(`/${posted.headers['job-id']}`);
   t.equal(res.status, 404);
-  t.equal((await res.json()).message, 'resultNotFound');
+  t.equal((await json(res)).message, 'resultNotFound');
   t.equal((await get('/favicon.ico')).status, 404, 'other paths are plain 404s');
 });
 
@@ -112,7 +114,7 @@ t.test('while it runs: live progress; the result is refused until the end', asyn
   for (let i = 0; i < 100; i++) {
     const res = await get(`/api/jobs/${id}/progress`);
     if (res.status === 200) {
-      progress = await res.json();
+      progress = (await res.json()) as typeof progress;
       if (progress!.linesRead >= 30) break;
     }
     await sleep(30);
@@ -120,7 +122,7 @@ t.test('while it runs: live progress; the result is refused until the end', asyn
   t.match(progress, { running: true, state: 'running', linesRead: 30, events: 30 });
   const early = await get(`/${id}`);
   t.equal(early.status, 409);
-  t.equal((await early.json()).message, 'jobRunning');
+  t.equal((await json(early)).message, 'jobRunning');
   const res = await response;
   t.equal(res.statusCode, 200, 'the heartbeat sent the head');
   req.end(line(31));
@@ -160,7 +162,7 @@ t.test('ezPAARSE-Predefined-Settings: request > setting > configured defaults', 
 
   const deferred = randomUUID();
   t.equal((await put(deferred, apacheLog, { 'ezPAARSE-Predefined-Settings': 'logsift-ezproxy-standard' })).status, 200);
-  t.equal((await (await get(`/api/jobs/${deferred}/progress`)).json()).predefinedSettings, 'logsift-ezproxy-standard');
+  t.equal((await json(await get(`/api/jobs/${deferred}/progress`))).predefinedSettings, 'logsift-ezproxy-standard');
 });
 
 t.test('with accounts: the job’s files are its submitter’s and the administrators’', async (t) => {

@@ -18,6 +18,7 @@ import infoDataRoutes from './routes/info-data.js';
 import healthRoutes from './routes/health.js';
 import formatRoutes from './routes/format.js';
 import jobResultRoutes from './routes/job-result.js';
+import sessionRoutes from './routes/session.js';
 
 declare module 'fastify' {
   interface FastifyInstance {
@@ -72,6 +73,7 @@ export async function buildApp(config: Config, logger: boolean | object = { leve
   await app.register(infoDataRoutes, { prefix: '/api/info' });
   await app.register(healthRoutes);
   await app.register(formatRoutes);
+  await app.register(sessionRoutes);
   await app.register(adminUserRoutes, { prefix: '/api/admin' });
   await app.register(adminJobRoutes, { prefix: '/api/admin' });
   await app.register(homeRoutes);

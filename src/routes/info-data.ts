@@ -3,6 +3,7 @@ import { Type, type TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
 import { buildVocabulary, sortItems, type Vocabulary } from '../info/vocabulary.js';
 import { formPredefinedView } from '../settings/predefined.js';
 import { UsageStore } from '../db/usage.js';
+import { REJECT_INFO } from '../info/rejects.js';
 import type { LoadedPlatforms } from '../plugins/platforms.js';
 
 const VocabularyItem = Type.Object({
@@ -71,6 +72,16 @@ export const AppInfoSchema = Type.Object({
   maxUploadBytes: Type.Integer(),
 });
 
+export const RejectInfoSchema = Type.Array(Type.Object({
+  category: Type.String(),
+  counter: Type.String(),
+  file: Type.String(),
+  label: Type.String(),
+  description: Type.String(),
+  inRejectionRate: Type.Boolean(),
+  kept: Type.Boolean(),
+}));
+
 function uptime(seconds: number): string {
   const d = Math.floor(seconds / 86400);
   const h = Math.floor((seconds % 86400) / 3600);
@@ -108,6 +119,8 @@ export default async function infoDataRoutes(instance: FastifyInstance): Promise
       schema: { response: { 200: Type.Object({ rid: VocabularyList, rtype: VocabularyList, mime: VocabularyList, other: VocabularyList }) } },
     }, async () => currentVocabulary());
   }
+
+  app.get('/rejects', { schema: { response: { 200: RejectInfoSchema } } }, async () => [...REJECT_INFO]);
 
   app.get('/predefined-settings', {
     schema: { response: { 200: Type.Record(Type.String(), PredefinedSettingSchema) } },

@@ -38,6 +38,11 @@ export const JobProgressSchema = Type.Object({
   /** a deferred job's result file is there (`GET /{jobID}`) */
   result: Type.Boolean(),
   predefinedSettings: Type.Union([Type.String(), Type.Null()]),
+  /**
+   * for a caller who logged in: `?ticket=` to add to the links of the job's files (a page cannot
+   * put its credentials in a link); null otherwise
+   */
+  ticket: Type.Union([Type.String(), Type.Null()]),
 });
 
 /** RFC 6266: an ASCII fallback and the exact name percent-encoded. */
@@ -117,6 +122,7 @@ export default async function jobResultRoutes(instance: FastifyInstance): Promis
   }, async (request, reply) => {
     const { jobId } = request.params;
     reply.header('Cache-Control', 'no-store');
+    const ticket = request.user ? app.jobTickets.issue(jobId, request.user.username) : null;
     const job = app.runningJobs.get(jobId);
     if (job) {
       const p = job.progress();
@@ -125,7 +131,7 @@ export default async function jobResultRoutes(instance: FastifyInstance): Promis
         id: jobId, state: job.state, running: true, startedAt: job.startedAt.toISOString(), endedAt: null, elapsedMs,
         ...p,
         linesPerSecond: perSecond(p.linesRead, elapsedMs), eventsPerSecond: perSecond(p.events, elapsedMs),
-        status: null, result: false, predefinedSettings: job.meta.predefinedSettings ?? null,
+        status: null, result: false, predefinedSettings: job.meta.predefinedSettings ?? null, ticket,
       };
     }
     const row = app.jobStore.get(jobId);
@@ -142,6 +148,7 @@ export default async function jobResultRoutes(instance: FastifyInstance): Promis
       status: row.status_code === null ? null : { code: row.status_code, message: row.status_message ?? '' },
       result: (await resultFile(join(jobsDir, jobId))) !== undefined,
       predefinedSettings: typeof setting === 'string' ? setting : null,
+      ticket,
     };
   });
 }

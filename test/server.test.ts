@@ -35,7 +35,7 @@ t.test('SIGTERM ends a running job cleanly, then the pool and the database; a re
   t.teardown(() => rm(varDir, { recursive: true, force: true }));
   const { child, url, output } = await startServer(varDir);
 
-  const req = request(url, { method: 'POST', headers: { 'Transfer-Encoding': 'chunked', 'Log-Format-ezproxy': '%h %l %u %t "%r" %s %b', TE: 'trailers' } });
+  const req = request(url, { method: 'POST', headers: { 'Transfer-Encoding': 'chunked', 'Log-Format-ezproxy': '%h %l %u %t "%r" %s %b', 'Double-Click-Removal': 'false', TE: 'trailers' } });
   req.on('error', () => undefined);
   req.write(LINE(1));
   const [res] = (await once(req, 'response')) as [import('node:http').IncomingMessage];

@@ -7,10 +7,12 @@ import { compilePlatformSet } from '../src/platforms/platform-set.js';
 import type { PlatformSource } from '../src/platforms/loader.js';
 import { createJobContext, processBatch, type JobContext, type SharedResources } from '../src/pipeline/batch-processor.js';
 import type { BatchResult, JobSpec } from '../src/pipeline/job-spec.js';
+import { openResources, type ResourceData } from '../src/resources/index.js';
 
 export interface WorkerData {
   readonly platformSources: readonly PlatformSource[];
   readonly platformsVersion: string;
+  readonly resources: ResourceData;
 }
 
 export interface BatchTask {
@@ -24,6 +26,7 @@ export interface BatchTask {
 const data = workerData as WorkerData;
 const shared: SharedResources = {
   platforms: await compilePlatformSet(data.platformSources, data.platformsVersion),
+  resources: await openResources(data.resources),
 };
 
 // Jobs are compiled once per worker; the few most recent are kept.

@@ -7,18 +7,26 @@ import { makeEventTimer, type EventTime } from './dates.js';
 import { normaliseUrl } from './url-normalise.js';
 import { createSerializer } from './writers/index.js';
 import type { EventSerializer } from './writers/types.js';
-import { createCrypter, type Crypter } from './stages/anonymizer.js';
+import { anonymizerStage, createCrypter } from './stages/anonymizer.js';
 import { statusStage, validityStage } from './stages/validity.js';
 import { platformStage } from './stages/platform.js';
 import { qualifierStage } from './stages/qualifier.js';
+import { exclusionStage, userAgentField } from './stages/exclusions.js';
+import { deduplicatorStage } from './stages/deduplicator.js';
+import { enhancerStage } from './stages/enhancer.js';
+import { geolocalizerStage } from './stages/geolocalizer.js';
+import { onCampusStage } from './stages/on-campus.js';
+import { externalStage } from './stages/external.js';
 import type { EventFlags, EventStage, RejectCategory } from './stages/types.js';
 import type { AccessEvent } from './event.js';
 import type { BatchResult, EventRecord, JobSpec } from './job-spec.js';
 import type { PlatformSet } from '../platforms/platform-set.js';
+import type { WorkerResources } from '../resources/index.js';
 
 /** What every job of a worker shares: loaded once per worker. */
 export interface SharedResources {
   readonly platforms: PlatformSet;
+  readonly resources: WorkerResources;
 }
 
 /** A job compiled for one worker. */
@@ -28,7 +36,6 @@ export interface JobContext {
   readonly timer: (fields: Record<string, string | undefined>) => EventTime | undefined;
   readonly stages: readonly EventStage[];
   readonly serializer: EventSerializer;
-  readonly crypter?: Crypter;
   readonly decode: (bytes: Uint8Array) => string;
   readonly keepLines: ReadonlySet<RejectCategory>;
 }
@@ -40,33 +47,67 @@ function decoderFor(charset: string): (bytes: Uint8Array) => string {
   return (b) => iconv.decode(Buffer.from(b.buffer, b.byteOffset, b.byteLength), charset);
 }
 
-/** The per-event chain of a job: Clean-Only stops after the validity and status filters. */
-export function buildChain(spec: JobSpec, shared: SharedResources): EventStage[] {
-  const chain: EventStage[] = [
-    validityStage({ forceParser: spec.platforms.force !== undefined }),
-    statusStage(spec.status),
-  ];
-  if (spec.cleanOnly) return chain;
-  chain.push(
-    platformStage(shared.platforms, {
-      forceParser: spec.platforms.force,
-      filterPlatforms: spec.platforms.only ? new Set(spec.platforms.only) : undefined,
-      allowWildcards: spec.platforms.wildcards,
-      forcePublisher: spec.platforms.publisher,
-    }),
-    qualifierStage(),
-  );
+/**
+ * The per-event chain of a job, from its middleware names (reference 3.8). Clean-Only stops after
+ * the validity and status filters. A step whose feature is off for the job (Geoip: none,
+ * ezPAARSE-Enrich: false, Double-Click-Removal: false, crypting disabled) is left out.
+ */
+export function buildChain(spec: JobSpec, shared: SharedResources, formatFields: readonly string[] = []): EventStage[] {
+  const validity = [validityStage({ forceParser: spec.platforms.force !== undefined }), statusStage(spec.status)];
+  if (spec.cleanOnly) return validity;
+  const r = shared.resources;
+  const chain: EventStage[] = [];
+  for (const name of spec.middlewares) {
+    switch (name) {
+      case 'filter':
+        chain.push(...validity, exclusionStage(r.exclusions, spec.exclusions, userAgentField(formatFields)));
+        break;
+      case 'parser':
+        chain.push(platformStage(shared.platforms, {
+          forceParser: spec.platforms.force,
+          filterPlatforms: spec.platforms.only ? new Set(spec.platforms.only) : undefined,
+          allowWildcards: spec.platforms.wildcards,
+          forcePublisher: spec.platforms.publisher,
+        }));
+        break;
+      case 'deduplicator':
+        if (spec.doubleClick?.enabled) chain.push(deduplicatorStage(spec.doubleClick));
+        break;
+      case 'enhancer':
+        if (spec.enrich && r.pkb.platforms.size > 0) chain.push(enhancerStage(r.pkb));
+        break;
+      case 'geolocalizer':
+        if (spec.geolocate && r.geo) chain.push(geolocalizerStage(r.geo));
+        break;
+      case 'on-campus-counter':
+        chain.push(onCampusStage(r.campus));
+        break;
+      case 'qualifier':
+        chain.push(qualifierStage());
+        break;
+      case 'anonymizer':
+        if (spec.crypt) {
+          chain.push(anonymizerStage(createCrypter({ fields: spec.crypt.fields.join(','), salt: spec.crypt.salt, algorithm: spec.crypt.algorithm })!));
+        }
+        break;
+      default: {
+        const mod = r.middlewares.get(name);
+        if (!mod) throw new Error(`no middleware named ${name} in this worker`);
+        chain.push(externalStage(name, mod, { headers: spec.headers, formatFields }));
+      }
+    }
+  }
   return chain;
 }
 
 export function createJobContext(spec: JobSpec, shared: SharedResources): JobContext {
+  const format = compileFormat(spec.format.family, spec.format.literal);
   return {
     spec,
-    format: compileFormat(spec.format.family, spec.format.literal),
+    format,
     timer: makeEventTimer(spec.dateFormat, spec.defaultZone),
-    stages: buildChain(spec, shared),
+    stages: buildChain(spec, shared, format.fieldNames),
     serializer: createSerializer(spec.output.kind, spec.output.columns),
-    crypter: spec.crypt ? createCrypter({ fields: spec.crypt.fields.join(','), salt: spec.crypt.salt, algorithm: spec.crypt.algorithm }) : undefined,
     decode: decoderFor(spec.charset),
     keepLines: new Set(spec.keepLines),
   };
@@ -136,17 +177,20 @@ function processLine(ctx: JobContext, line: string, out: BatchCollector, wantJso
   const platform = typeof ec.platform === 'string' ? ec.platform : undefined;
   const rtype = typeof ec.rtype === 'string' ? ec.rtype : undefined;
   const mime = typeof ec.mime === 'string' ? ec.mime : undefined;
-  ctx.crypter?.crypt(ec);
   if (spec.cleanOnly) ec._line = line;
   out.events.push({
     ts: ec.timestamp as number,
     text: ctx.serializer.serialize(ec),
-    denied: flags.denied,
+    // Clean-Only writes every line that passes the status filter, 401/403 included (reference 3.5)
+    denied: flags.denied && !spec.cleanOnly,
     platform,
     rtype,
     mime,
     raw: spec.keepRaw ? line : undefined,
     json: wantJson ? JSON.stringify(withoutInternal(ec)) : undefined,
+    dupKey: flags.dupKey,
+    dupWindow: flags.dupWindow,
+    campus: flags.campus,
   });
 }
 

@@ -11,6 +11,11 @@ import { parseResponseEncoding, type ResponseEncoding } from './writers/encoding
 import { createCrypter } from './stages/anonymizer.js';
 import { REJECT_CATEGORIES, isRejectCategory, type RejectCategory } from './stages/types.js';
 import type { StatusFilter } from './stages/validity.js';
+import { readDisableFilters, type ExclusionSwitches } from './stages/exclusions.js';
+import { DEFAULT_MIDDLEWARES, isBuiltinMiddleware, resolveMiddlewares } from './middlewares.js';
+import { readDoubleClickOptions, type DoubleClickOptions } from './double-clicks.js';
+import { readChronologyTolerance } from './chronology.js';
+import type { MiddlewareModule } from '../resources/middlewares.js';
 
 /** Request headers as Node gives them: lower-cased names. */
 export type RequestHeaders = Readonly<Record<string, string | string[] | undefined>>;
@@ -59,6 +64,18 @@ export interface JobOptions {
   readonly forcePublisher?: string;
   readonly rejectFiles: ReadonlySet<RejectCategory>;
   readonly tracesLevel: TraceLevel;
+  /** the per-event chain by name (ezPAARSE-Middlewares applied to the default) */
+  readonly middlewares: readonly string[];
+  /** exclusion lists applied (Disable-Filters) */
+  readonly exclusions: ExclusionSwitches;
+  /** knowledge-base enrichment (ezPAARSE-Enrich) */
+  readonly enrich: boolean;
+  /** Double-Click-*; `enabled` is false too when the deduplicator is not in the chain */
+  readonly doubleClick: DoubleClickOptions;
+  /** Chronology-Tolerance (seconds); undefined: strictly ordered, as the reference */
+  readonly chronologyTolerance?: number;
+  /** mail notifications asked for (there is no mail server: recorded and reported, not sent) */
+  readonly notifications: readonly string[];
   /** the headers the job ran with, for the report */
   readonly headers: Readonly<Record<string, string>>;
 }
@@ -149,6 +166,16 @@ function readTraceLevel(value: string | undefined): TraceLevel {
   return v as TraceLevel;
 }
 
+/** `mail<a@b.org>, mail<c@d.org>`: the addresses; another action is 4021. */
+function readNotifications(value: string | undefined): string[] {
+  const items = value?.split(',').map((s) => s.trim()).filter(Boolean) ?? [];
+  return items.map((item) => {
+    const m = /^mail<([^<>\s]+@[^<>\s]+)>$/i.exec(item);
+    if (!m) throw new StatusError(4021, `ezPAARSE-Job-Notifications: ${JSON.stringify(item)} (only mail<address> is known)`);
+    return m[1];
+  });
+}
+
 function readMaxParseAttempts(value: string | undefined): number {
   const n = Number.parseInt(value ?? '', 10);
   return Number.isFinite(n) && n > 0 ? n : 10;
@@ -163,6 +190,39 @@ function list(value: string | undefined): string[] | undefined {
 export interface OptionsContext {
   /** platform codes known to the service (Force-Parser and Filter-Platforms are checked against them) */
   readonly platforms: ReadonlySet<string>;
+  /** the extra middlewares of repos/middlewares */
+  readonly middlewares?: ReadonlyMap<string, MiddlewareModule>;
+  /** the default chain (MIDDLEWARES setting) */
+  readonly defaultMiddlewares?: readonly string[];
+}
+
+/**
+ * The chain of the job and the output columns its steps add, in chain order (reference 5.2):
+ * the geolocation selection, the extra middlewares' fields. An extra middleware's factory is run
+ * once here so that a bad setting of its own refuses the job (4032) before any line is read.
+ */
+function readChain(
+  headers: RequestHeaders,
+  ctx: OptionsContext,
+  geoip: readonly string[],
+  seen: Readonly<Record<string, string>>,
+  formatFields: readonly string[],
+): { middlewares: string[]; stageFields: string[] } {
+  const extra = ctx.middlewares ?? new Map<string, MiddlewareModule>();
+  const middlewares = resolveMiddlewares(header(headers, 'ezpaarse-middlewares'), ctx.defaultMiddlewares ?? DEFAULT_MIDDLEWARES, (n) => isBuiltinMiddleware(n) || extra.has(n));
+  const stageFields: string[] = [];
+  for (const name of middlewares) {
+    if (name === 'geolocalizer') stageFields.push(...geoip);
+    const mod = extra.get(name);
+    if (!mod) continue;
+    stageFields.push(...(mod.fields ?? []));
+    try {
+      mod.default({ headers: seen, formatFields });
+    } catch (err) {
+      throw new StatusError(4032, `middleware ${name}: ${(err as Error).message}`);
+    }
+  }
+  return { middlewares, stageFields };
 }
 
 /**
@@ -200,6 +260,8 @@ export function readJobOptions(headers: RequestHeaders, ctx: OptionsContext): Jo
     // The salt would let anyone reading the report reverse the hashes by trying values.
     if (v !== undefined) seen[name] = name === 'crypting-salt' ? '(hidden)' : v;
   }
+  const chain = readChain(headers, ctx, geoip, seen, format?.fieldNames ?? []);
+  const doubleClick = readDoubleClickOptions(headers);
   return {
     format,
     ignoredFormatHeaders: ignored,
@@ -209,7 +271,7 @@ export function readJobOptions(headers: RequestHeaders, ctx: OptionsContext): Jo
     contentEncoding: readContentEncoding(header(headers, 'content-encoding')),
     output,
     outputFields,
-    stageFields: geoip,
+    stageFields: chain.stageFields,
     geoip,
     responseEncoding,
     cleanOnly,
@@ -221,6 +283,13 @@ export function readJobOptions(headers: RequestHeaders, ctx: OptionsContext): Jo
     forcePublisher: header(headers, 'force-ecfield-publisher')?.trim() || undefined,
     rejectFiles: readRejectFiles(header(headers, 'reject-files')),
     tracesLevel: readTraceLevel(header(headers, 'traces-level')),
+    notifications: readNotifications(header(headers, 'ezpaarse-job-notifications')),
     headers: seen,
+    middlewares: chain.middlewares,
+    exclusions: readDisableFilters(header(headers, 'disable-filters')),
+    enrich: header(headers, 'ezpaarse-enrich')?.trim().toLowerCase() !== 'false',
+    // Clean-Only writes lines, not events: no double clicks, no chronology (reference 3.5)
+    doubleClick: { ...doubleClick, enabled: doubleClick.enabled && !cleanOnly && chain.middlewares.includes('deduplicator') },
+    chronologyTolerance: cleanOnly ? undefined : readChronologyTolerance(header(headers, 'chronology-tolerance')),
   };
 }

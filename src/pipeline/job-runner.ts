@@ -16,10 +16,11 @@ import { forEachLine, lineBatches } from './line-batches.js';
 import type { ParsingPool } from './parsing-pool.js';
 import { DeniedFile, type JobOutput } from './job-output.js';
 import { RejectFiles } from './reject-files.js';
-import { chainSequential, type SequentialSink, type SequentialStage } from './sequential.js';
+import { sequentialStages, type SequentialSink, type SequentialStage } from './sequential.js';
 import { createJobTraces, type JobTraces } from './job-traces.js';
 import { formatDuration, localIso, newReport, rejectionRate, REJECT_COUNTERS, type Report } from './job-report.js';
 import type { RejectCategory } from './stages/types.js';
+import { doubleClickReport } from './double-clicks.js';
 
 /** One part of a job's input: a raw body, or one file of a multipart upload (bytes, decompressed). */
 export interface JobInput {
@@ -105,7 +106,9 @@ export class Job {
   private deniedFile!: DeniedFile;
   private rejectFiles!: RejectFiles;
   private output!: JobOutput;
-  private sequential: SequentialStage = chainSequential([]);
+  private readonly sequential: SequentialStage;
+  private onCampus = 0;
+  private offCampus = 0;
   private lastReportWrite = 0;
   private reportTimer: NodeJS.Timeout | undefined;
   private readonly batchCharset: string;
@@ -136,6 +139,10 @@ export class Job {
       'input-format-regex': options.format?.source ?? null,
     });
     for (const c of options.rejectFiles) this.report.rejets[`url-${c}`] = `${base}/lines-${c}.log`;
+    this.report.general.middlewares = options.middlewares.join(', ');
+    this.report.general.geolocalization = options.headers.geoip?.toLowerCase() ?? '';
+    this.report.dedoublonnage = doubleClickReport(options.doubleClick);
+    this.sequential = sequentialStages(options);
   }
 
   /** Aborts the job (client gone, shutdown): reading stops and the workers' tasks are dropped. */
@@ -169,6 +176,9 @@ export class Job {
       platformsVersion: this.deps.versions.platforms_version,
     });
     traces.info(`New job with ID: ${this.id}`);
+    if (this.options.notifications.length) {
+      traces.warn(`Mail notifications to ${this.options.notifications.join(', ')} are not sent: the service has no mail server`);
+    }
     for (const h of this.options.ignoredFormatHeaders) traces.warn(`${h}: unknown proxy family, header ignored (known: ezproxy, apache, squid, bibliopam)`);
     traces.info(`Output: ${this.options.output.contentType}, response charset ${this.options.responseEncoding.charset}`);
     await this.writeReport();
@@ -298,7 +308,13 @@ export class Job {
       platforms: { force: o.forceParser, only: o.filterPlatforms, wildcards: o.allowWildcards, publisher: o.forcePublisher },
       keepLines: [...o.rejectFiles],
       keepRaw: o.rejectFiles.has('duplicate-ecs') || o.rejectFiles.has('unordered-ecs'),
-      provenance: { ...this.deps.versions, middlewares: '' },
+      provenance: { ...this.deps.versions, middlewares: o.middlewares.join(', ') },
+      middlewares: o.middlewares,
+      exclusions: o.exclusions,
+      enrich: o.enrich,
+      geolocate: o.geoip.length > 0,
+      doubleClick: o.doubleClick.enabled ? o.doubleClick : undefined,
+      headers: o.headers,
     };
   }
 
@@ -366,6 +382,10 @@ export class Job {
   }
 
   private emit(event: EventRecord): void {
+    if (event.campus !== undefined) {
+      if (event.campus) this.onCampus++;
+      else this.offCampus++;
+    }
     if (event.denied) {
       this.denied++;
       this.deniedFile.write(event.text);
@@ -408,6 +428,10 @@ export class Job {
     const seconds = Math.max(elapsed / 1000, 0.001);
     g['process-speed'] = `${Math.round(this.linesRead / seconds)} lignes/s`;
     g['ecs-speed'] = `${Math.round(this.events / seconds)} ec/s`;
+    if (this.options.middlewares.includes('on-campus-counter')) {
+      g['on-campus-accesses'] = this.onCampus;
+      g['off-campus-accesses'] = this.offCampus;
+    }
     for (const [c, n] of Object.entries(this.rejects) as Array<[RejectCategory, number]>) this.report.rejets[REJECT_COUNTERS[c]] = n;
   }
 

@@ -2,12 +2,14 @@ import type { ProxyFamily } from './formats/types.js';
 import type { OutputKind } from './writers/types.js';
 import type { RejectCategory } from './stages/types.js';
 import type { StatusFilter } from './stages/validity.js';
+import type { JobOptions } from './job-options.js';
+import type { DoubleClickOptions } from './double-clicks.js';
 
 /**
  * What a parsing worker needs to know about a job: plain, structured-clonable data sent with
  * each batch and compiled once per worker (regexes, date parser, serialiser, chain).
  */
-export interface JobSpec {
+export interface JobSpec extends Pick<JobOptions, 'middlewares' | 'exclusions' | 'enrich'> {
   readonly id: string;
   readonly format: { readonly family: ProxyFamily; readonly literal: string };
   readonly dateFormat: string;
@@ -30,6 +32,12 @@ export interface JobSpec {
   readonly keepRaw: boolean;
   /** provenance fields added to every event (ezpaarse_version, platforms_version…) */
   readonly provenance: Readonly<Record<string, string>>;
+  /** geolocation (Geoip other than none) */
+  readonly geolocate: boolean;
+  /** double-click settings, when the deduplicator is on (its keys are computed in the workers) */
+  readonly doubleClick?: DoubleClickOptions;
+  /** the job's request headers (lower-cased names), read by the extra middlewares */
+  readonly headers: Readonly<Record<string, string>>;
 }
 
 /** One event as a worker hands it back: its final text and what the main thread's stages need. */
@@ -46,6 +54,12 @@ export interface EventRecord {
   readonly raw?: string;
   /** every field, when the spec asks for it */
   readonly json?: string;
+  /** double clicks: the key compared on the main thread (platform, window class, user, unitid, rtype) */
+  readonly dupKey?: string;
+  /** double clicks: the window of the event's class, seconds */
+  readonly dupWindow?: number;
+  /** on-campus-counter: the client is on campus (undefined when the step did not run or saw no host) */
+  readonly campus?: boolean;
 }
 
 /** What a worker returns for one batch of lines. */

@@ -1,6 +1,7 @@
 import { Piscina } from 'piscina';
 import { RUNNING_FROM_SOURCE } from '../paths.js';
 import type { PlatformSource } from '../platforms/loader.js';
+import type { ResourceData } from '../resources/index.js';
 import type { BatchResult } from './job-spec.js';
 import type { BatchTask, WorkerData } from '../../workers/parse-worker.js';
 
@@ -8,6 +9,8 @@ export interface ParsingPoolOptions {
   readonly threads: number;
   readonly platformSources: readonly PlatformSource[];
   readonly platformsVersion: string;
+  /** exclusion lists, knowledge bases, geolocation… (their big tables are shared, not copied) */
+  readonly resources: ResourceData;
   readonly onWorkerError?: (err: Error) => void;
 }
 
@@ -43,6 +46,7 @@ export class ParsingPool {
     const workerData: WorkerData & { sourceModule?: string } = {
       platformSources: opts.platformSources,
       platformsVersion: opts.platformsVersion,
+      resources: opts.resources,
       sourceModule: RUNNING_FROM_SOURCE ? SOURCE_WORKER : undefined,
     };
     this.threadCount = Math.max(1, opts.threads);

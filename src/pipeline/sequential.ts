@@ -1,5 +1,8 @@
 import type { EventRecord } from './job-spec.js';
 import type { RejectCategory } from './stages/types.js';
+import type { JobOptions } from './job-options.js';
+import { ReorderingChronology, StrictChronology } from './chronology.js';
+import { DoubleClickStage } from './double-clicks.js';
 
 /** Where the sequential stages send events: on to the output, or into a reject category. */
 export interface SequentialSink {
@@ -32,4 +35,18 @@ export function chainSequential(stages: readonly SequentialStage[]): SequentialS
       tail.end(sink);
     },
   };
+}
+
+/**
+ * A job's sequential stages (reference 4): the chronology check then the double clicks, both
+ * only when the deduplicator is on (as in the reference); Chronology-Tolerance re-orders events
+ * within that many seconds instead of rejecting them, and applies even without the deduplicator.
+ */
+export function sequentialStages(options: Pick<JobOptions, 'doubleClick' | 'chronologyTolerance'>): SequentialStage {
+  const stages: SequentialStage[] = [];
+  const tolerance = options.chronologyTolerance;
+  if (tolerance !== undefined && tolerance > 0) stages.push(new ReorderingChronology(tolerance));
+  else if (options.doubleClick.enabled || tolerance !== undefined) stages.push(new StrictChronology());
+  if (options.doubleClick.enabled) stages.push(new DoubleClickStage());
+  return chainSequential(stages);
 }

@@ -1,45 +1,54 @@
 /**
- * npm run platforms:test -- [--dir DIR] [--platform NAME[,NAME]] [--platforms DIR] [--quiet]
+ * npm run platforms:test -- [--dir DIR] [--platform NAME[,NAME]]… [--platforms DIR]… [--routing [--wildcards]] [--quiet]
  *
- * Runs the test rows of DIR/<platform>/test/*.csv (default: ../shared/platforms when present,
- * else the bundled platforms' own examples) against the platforms loaded from --platforms
- * (default: repos/platforms), prints each failing row with its differences, and ends with
- * `N passed, M failed`. Exit code 1 when a row fails.
+ * Runs the test rows of DIR/<platform>/test/*.csv against the platforms loaded from the
+ * --platforms folders (default: repos/platforms; several are read in order, the first of a name
+ * wins: e.g. a checkout of the community's platforms with their parser.js). DIR defaults to
+ * ../shared/platforms when present and no --platforms is given, else the first platforms folder. --routing also routes every
+ * row by its host, as the service does, and fails a row claimed by another platform unless
+ * routing-exceptions.yaml lists it (an exception not seen as listed is only reported: the file
+ * describes the shared rows, and --dir may name others). Prints each failing row with its
+ * differences and ends with `N passed, M failed`; exit code 1 when a row fails.
  */
 import { existsSync } from 'node:fs';
 import { join, resolve } from 'node:path';
 import { parseArgs } from 'node:util';
 import { PROJECT_ROOT, SHARED_DIR } from '../paths.js';
-import { loadPlatformSet } from './platform-set.js';
-import { formatFailure, readConformanceTree, runRow } from './conformance.js';
+import { formatFailure, runConformance } from './conformance.js';
+import { formatMisroute } from './routing-check.js';
 
 const { values } = parseArgs({
   options: {
     dir: { type: 'string' },
     platform: { type: 'string', multiple: true },
-    platforms: { type: 'string' },
+    platforms: { type: 'string', multiple: true },
+    routing: { type: 'boolean', default: false },
+    wildcards: { type: 'boolean', default: false },
     quiet: { type: 'boolean', default: false },
   },
 });
 
 const sharedPlatforms = join(SHARED_DIR, 'platforms');
-const platformsDir = resolve(values.platforms ?? join(PROJECT_ROOT, 'repos', 'platforms'));
-const csvDir = resolve(values.dir ?? (existsSync(sharedPlatforms) ? sharedPlatforms : platformsDir));
+const platformsDirs = (values.platforms?.length ? values.platforms : [join(PROJECT_ROOT, 'repos', 'platforms')]).map((d) => resolve(d));
+const csvDir = resolve(values.dir ?? (!values.platforms?.length && existsSync(sharedPlatforms) ? sharedPlatforms : platformsDirs[0]));
 const only = values.platform ? new Set(values.platform.flatMap((p) => p.split(',')).map((p) => p.trim()).filter(Boolean)) : undefined;
 
-const set = await loadPlatformSet(platformsDir, join(PROJECT_ROOT, 'var', 'cache', 'hooks'), 'local', only);
-for (const p of set.problems) console.log(`PROBLEM ${p.folder}: ${p.message}`);
-const rows = await readConformanceTree(csvDir, only);
-let passed = 0;
-let failed = 0;
-for (const row of rows) {
-  const result = runRow(row, set.platforms.get(row.platform));
-  if (result.ok) passed++;
-  else {
-    failed++;
-    if (!values.quiet) console.log(formatFailure(result));
+const report = await runConformance({
+  platformsDirs, csvDir, only, cacheDir: join(PROJECT_ROOT, 'var', 'cache', 'hooks'),
+  routing: values.routing, allowWildcards: values.wildcards,
+});
+for (const p of report.set.problems) console.log(`PROBLEM ${p.folder}: ${p.message}`);
+if (!values.quiet) for (const f of report.failures) console.log(formatFailure(f));
+const { routing } = report;
+if (routing) {
+  for (const e of routing.stale) {
+    console.log(`routing exception not seen as listed: ${e.platform} on ${e.host} (${e.rows} rows claimed by ${e.winner})`);
   }
+  if (!values.quiet) for (const r of routing.wrong) if (!routing.unexpected.includes(r)) console.log(`(listed) ${formatMisroute(r)}`);
+  console.log(`routing: ${routing.checked} rows on their platform's hosts, ${routing.shared} of them on shared hosts; `
+    + `${routing.wrong.length} claimed by another platform, ${routing.wrong.length - routing.unexpected.length} of them listed in routing-exceptions.yaml`);
 }
-console.log(`platforms loaded: ${set.platforms.size} from ${platformsDir}; rows from ${csvDir}`);
-console.log(`${passed} passed, ${failed} failed`);
-process.exitCode = failed > 0 ? 1 : 0;
+if (report.shadowed.length) console.log(`platforms left out (same name in an earlier folder): ${report.shadowed.length}`);
+console.log(`platforms loaded: ${report.set.platforms.size} from ${platformsDirs.join(', ')}; rows from ${csvDir}`);
+console.log(`${report.passed} passed, ${report.failures.length} failed`);
+process.exitCode = report.failures.length > 0 ? 1 : 0;

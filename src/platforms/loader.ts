@@ -35,11 +35,14 @@ export interface LoadProblem {
 export interface LoadedSources {
   readonly sources: PlatformSource[];
   readonly problems: LoadProblem[];
+  /** folders left out because a platform of the same name was read from an earlier folder */
+  readonly shadowed: string[];
 }
 
 const RULE_FILES = ['rules.yaml', 'rules.yml', 'rules.json'];
 
-async function exists(path: string): Promise<boolean> {
+/** Whether a path exists (file or folder). */
+export async function exists(path: string): Promise<boolean> {
   try {
     await stat(path);
     return true;
@@ -106,27 +109,39 @@ export async function readPlatformFolder(dir: string, cacheDir: string): Promise
 }
 
 /**
- * Reads every platform folder under `root` (folders starting with `.` or `_` are skipped).
- * A broken folder is reported in `problems` and left out; the others load.
+ * Reads every platform folder under `root`, or under each of several roots in order (folders
+ * starting with `.` or `_` are skipped: the community's `.lib` helpers live there). A broken folder
+ * is reported in `problems` and left out; the others load. When two roots hold a platform of the
+ * same name, the first root's is kept (logsift's own rules before a community checkout).
  */
-export async function readPlatformSources(root: string, cacheDir: string, only?: ReadonlySet<string>): Promise<LoadedSources> {
+export async function readPlatformSources(root: string | readonly string[], cacheDir: string, only?: ReadonlySet<string>): Promise<LoadedSources> {
   const sources: PlatformSource[] = [];
   const problems: LoadProblem[] = [];
-  const entries = await readdir(root, { withFileTypes: true });
-  const names = entries
-    .filter((e) => e.isDirectory() && !/^[._]/.test(e.name) && (!only || only.has(e.name)))
-    .map((e) => e.name)
-    .sort();
-  for (const name of names) {
-    const dir = join(root, name);
-    try {
-      const source = await readPlatformFolder(dir, cacheDir);
-      if (source) sources.push(source);
-    } catch (err) {
-      problems.push({ folder: name, message: (err as Error).message });
+  const shadowed: string[] = [];
+  const seen = new Set<string>();
+  for (const base of typeof root === 'string' ? [root] : root) {
+    const entries = await readdir(base, { withFileTypes: true });
+    const names = entries
+      .filter((e) => e.isDirectory() && !/^[._]/.test(e.name) && (!only || only.has(e.name)))
+      .map((e) => e.name)
+      .sort();
+    for (const name of names) {
+      const dir = join(base, name);
+      try {
+        const source = await readPlatformFolder(dir, cacheDir);
+        if (!source) continue;
+        if (seen.has(source.manifest.name)) {
+          shadowed.push(dir);
+          continue;
+        }
+        seen.add(source.manifest.name);
+        sources.push(source);
+      } catch (err) {
+        problems.push({ folder: dir, message: (err as Error).message });
+      }
     }
   }
-  return { sources, problems };
+  return { sources, problems, shadowed };
 }
 
 /** A platform ready to recognise consultations. */
@@ -135,6 +150,7 @@ export interface CompiledPlatform {
   readonly manifest: PlatformManifest;
   readonly kind: PlatformSource['kind'];
   readonly priority: number;
+  readonly hostPriority?: Readonly<Record<string, number>>;
   readonly ruleCount: number;
   readonly match: PlatformMatcher;
 }
@@ -158,7 +174,9 @@ function ezpaarseMatcher(parserFile: string): PlatformMatcher {
 /** Compiles a platform read by readPlatformFolder (in whichever thread will use it). */
 export async function compilePlatform(source: PlatformSource): Promise<CompiledPlatform> {
   const { manifest } = source;
-  const base = { name: manifest.name, manifest, kind: source.kind, priority: manifest.priority ?? 0 };
+  const base = {
+    name: manifest.name, manifest, kind: source.kind, priority: manifest.priority ?? 0, hostPriority: manifest['host-priority'],
+  };
   if (source.kind === 'ezpaarse') return { ...base, ruleCount: 1, match: ezpaarseMatcher(source.parserFile!) };
   const hooks: HooksModule = source.hooksModule ? await import(pathToFileURL(source.hooksModule).href) : {};
   const compiled = compileRules(source.rules, hooks, source.tables as Tables);

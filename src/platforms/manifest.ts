@@ -12,6 +12,8 @@ export interface PlatformManifest {
   'kb-domains'?: string[];
   /** order among platforms sharing a domain: higher first (default 0, then by name) */
   priority?: number;
+  /** a priority for some of its hosts only (a host shared with a platform that should win elsewhere) */
+  'host-priority'?: Record<string, number>;
   version?: string;
   status?: string;
   describe?: string;
@@ -39,5 +41,9 @@ export function checkManifest(raw: unknown, folder: string): PlatformManifest {
     throw new ManifestError(`${folder}: manifest "kb-domains" must be a list of host names`);
   }
   if (m.priority !== undefined && typeof m.priority !== 'number') throw new ManifestError(`${folder}: manifest "priority" must be a number`);
+  const hp = m['host-priority'];
+  if (hp !== undefined && (typeof hp !== 'object' || hp === null || Array.isArray(hp) || Object.values(hp).some((v) => typeof v !== 'number'))) {
+    throw new ManifestError(`${folder}: manifest "host-priority" must map host names to numbers`);
+  }
   return { ...m, name: m.name, longname, domains: domains as string[] } as PlatformManifest;
 }

@@ -36,7 +36,7 @@ export async function compilePlatformSet(sources: readonly PlatformSource[], ver
 }
 
 /** Reads and compiles a platforms folder in one go (tools and tests; the service splits the two steps). */
-export async function loadPlatformSet(root: string, cacheDir: string, version = 'local', only?: ReadonlySet<string>): Promise<PlatformSet> {
+export async function loadPlatformSet(root: string | readonly string[], cacheDir: string, version = 'local', only?: ReadonlySet<string>): Promise<PlatformSet> {
   const { sources, problems } = await readPlatformSources(root, cacheDir, only);
   return compilePlatformSet(sources, version, problems);
 }

@@ -1,9 +1,12 @@
 import fp from 'fastify-plugin';
+import type { FastifyInstance } from 'fastify';
 import { createHash } from 'node:crypto';
 import { join } from 'node:path';
 import { readPlatformSources, type LoadProblem, type PlatformSource } from '../platforms/loader.js';
 import { ParsingPool } from '../pipeline/parsing-pool.js';
 import { ParsingRuntime, type Lease, type RuntimeSnapshot } from '../pipeline/parsing-runtime.js';
+import { loadResources, type LoadedResources } from '../resources/index.js';
+import { isBuiltinMiddleware } from '../pipeline/middlewares.js';
 
 /** The platforms the service runs with, read from disk (compiled in each worker of their pool). */
 export interface LoadedPlatforms {
@@ -15,16 +18,25 @@ export interface LoadedPlatforms {
   readonly date: string;
 }
 
-export type Runtime = ParsingRuntime<LoadedPlatforms, ParsingPool>;
-export type RuntimeLease = Lease<LoadedPlatforms, ParsingPool>;
-export type Snapshot = RuntimeSnapshot<LoadedPlatforms, ParsingPool>;
+/**
+ * What a pool is loaded with: the platforms, and the resources of the filters and enrichments
+ * (exclusion lists, knowledge bases — read from the platforms' folders too —, geolocation,
+ * campus networks, extra middlewares), reloaded together.
+ */
+export interface RuntimeData extends LoadedPlatforms {
+  readonly resources: LoadedResources;
+}
+
+export type Runtime = ParsingRuntime<RuntimeData, ParsingPool>;
+export type RuntimeLease = Lease<RuntimeData, ParsingPool>;
+export type Snapshot = RuntimeSnapshot<RuntimeData, ParsingPool>;
 
 declare module 'fastify' {
   interface FastifyInstance {
     /** platforms, pool and versions; a job takes `runtime.acquire()` and releases it at its end */
     runtime: Runtime;
-    /** the current platforms (a getter: changes after a platforms update) */
-    platforms: LoadedPlatforms;
+    /** the current platforms and resources (a getter: changes after an update) */
+    platforms: RuntimeData;
     /** the current pool (a getter); a job must hold a lease instead, or the pool may close under it */
     pool: ParsingPool;
     /** provenance fields added to every event (a getter on the current snapshot) */
@@ -32,7 +44,8 @@ declare module 'fastify' {
   }
 }
 
-export async function loadPlatforms(dir: string, cacheDir: string): Promise<LoadedPlatforms> {
+/** Reads the platforms of one folder, or of several in order (the first of a name wins). */
+export async function loadPlatforms(dir: string | readonly string[], cacheDir: string): Promise<LoadedPlatforms> {
   const { sources, problems } = await readPlatformSources(dir, cacheDir);
   const digest = createHash('sha1');
   for (const s of sources) digest.update(JSON.stringify([s.manifest, s.rules ?? null, s.tables, s.hooksModule ?? null]));
@@ -51,17 +64,19 @@ export async function loadPlatforms(dir: string, cacheDir: string): Promise<Load
  */
 export default fp(async (app) => {
   const cacheDir = join(app.config.varDir, 'cache', 'hooks');
-  const runtime = await ParsingRuntime.start<LoadedPlatforms, ParsingPool>({
+  const dirs = [app.config.platformsDir, ...app.config.extraPlatformsDirs];
+  const runtime = await ParsingRuntime.start<RuntimeData, ParsingPool>({
     load: async () => {
-      const platforms = await loadPlatforms(app.config.platformsDir, cacheDir);
+      const platforms = await loadPlatforms(dirs, cacheDir);
       for (const p of platforms.problems) app.log.error({ platform: p.folder }, `platform not loaded: ${p.message}`);
       app.log.info({ platforms: platforms.sources.length, version: platforms.version }, 'platforms loaded');
-      return platforms;
+      return { ...platforms, resources: await loadLoggedResources(app) };
     },
     createPool: (platforms) => new ParsingPool({
       threads: app.config.pool.threads,
       platformSources: platforms.sources,
       platformsVersion: platforms.version,
+      resources: platforms.resources.data,
       onWorkerError: (err) => app.log.error({ err }, 'parsing worker error'),
     }),
     closePool: (pool) => pool.close(),
@@ -84,3 +99,23 @@ export default fp(async (app) => {
     await runtime.close();
   });
 }, { name: 'platforms' });
+
+async function loadLoggedResources(app: FastifyInstance): Promise<LoadedResources> {
+  const started = Date.now();
+  const resources = await loadResources(app.config);
+  for (const p of resources.problems) app.log.error(`${p.what} not loaded: ${p.message}`);
+  const unknown = app.config.middlewares?.filter((m) => !isBuiltinMiddleware(m) && !resources.middlewareModules.has(m));
+  if (unknown?.length) throw new Error(`MIDDLEWARES names unknown middlewares: ${unknown.join(', ')}`);
+  const { exclusions, pkb, geoip, middlewares } = resources.data;
+  app.log.info({
+    exclusionFiles: exclusions.files.length,
+    ignoredDomains: exclusions.domains.length,
+    pkbPlatforms: pkb.platforms.length,
+    pkbTitles: pkb.titles,
+    geoip: geoip.file ?? 'off',
+    geoipBytes: geoip.buffer?.byteLength ?? 0,
+    middlewares: middlewares.map((m) => m.name),
+    ms: Date.now() - started,
+  }, 'resources loaded');
+  return resources;
+}

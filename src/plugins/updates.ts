@@ -34,11 +34,12 @@ export default fp<UpdatesPluginOptions>(async (app, opts) => {
     appVersion: app.appVersion,
     log: app.log,
     onUpdated: async (part, commit) => {
-      if (part === 'platforms') await app.runtime.reloadPlatforms();
-      else if (part === 'middlewares') {
+      if (part === 'middlewares') {
         app.runtime.setVersions({ middlewares_version: commit.slice(0, 7), middlewares_date: new Date().toISOString().slice(0, 10) });
       }
-      // resources: nothing holds them in memory yet (read on use).
+      // The pools hold the platforms and what the filters read (exclusion lists, knowledge bases,
+      // extra middlewares): an update of any of them gives the next jobs a new pool.
+      if (part === 'platforms' || part === 'middlewares' || part === 'resources') await app.runtime.reloadPlatforms();
     },
   });
 

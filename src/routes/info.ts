@@ -1,6 +1,7 @@
 import type { FastifyInstance } from 'fastify';
 import { Type } from '@fastify/type-provider-typebox';
 import { STATUS_CODES } from '../status-codes.js';
+import { describePlatforms } from '../platforms/platform-info.js';
 
 /** The information routes, under /info and (for 3.x clients) /api/info. */
 export default async function infoRoutes(app: FastifyInstance): Promise<void> {
@@ -23,18 +24,11 @@ export default async function infoRoutes(app: FastifyInstance): Promise<void> {
 
   app.get('/version', async (_request, reply) => reply.type('text/plain; charset=utf-8').send(app.appVersion));
 
-  app.get('/platforms', async () =>
-    app.platforms.sources.map((s) => ({
-      ...s.manifest,
-      domains: s.manifest.domains,
-      'domains-count': s.manifest.domains.length + (s.manifest['kb-domains']?.length ?? 0),
-      kind: s.kind,
-      'rule-count': countRules(s.rules?.rules),
-    })),
-  );
-}
+  // The whole manifests as stored (what 3.x clients read), plus domain and rule counts.
+  app.get('/platforms', {
+    schema: { querystring: Type.Object({ status: Type.Optional(Type.String()) }) },
+  }, async (request) => describePlatforms(app.platforms.sources, (request.query as { status?: string }).status));
 
-function countRules(rules: unknown): number {
-  if (!Array.isArray(rules)) return 0;
-  return rules.reduce((n: number, r: { rules?: unknown }) => n + 1 + countRules(r?.rules), 0);
+  app.get('/platforms/count', async (_request, reply) =>
+    reply.type('text/plain; charset=utf-8').send(String(app.platforms.sources.length)));
 }

@@ -140,7 +140,11 @@ async function handleJobRequest(app: FastifyInstance, request: FastifyRequest, r
   try {
     const effective = await effectiveHeaders(app, request);
     setting = effective.setting;
-    options = readJobOptions(effective.headers, { platforms: lease.platforms.names });
+    options = readJobOptions(effective.headers, {
+      platforms: lease.platforms.names,
+      middlewares: lease.platforms.resources.middlewareModules,
+      defaultMiddlewares: app.config.middlewares,
+    });
   } catch (err) {
     return refuse(isStatusError(err) ? err : new StatusError(5000, (err as Error).message));
   }

@@ -1,5 +1,5 @@
 import t from 'tap';
-import { DomainRouter } from '../../src/platforms/router.js';
+import { DomainRouter, type Routable } from '../../src/platforms/router.js';
 
 const p = (name: string, priority = 0) => ({ name, priority });
 
@@ -24,4 +24,21 @@ t.test('wildcards only when allowed, on proper suffixes of two labels or more', 
   t.same(router.lookup('bmj.com', true), [], 'the bare suffix does not match');
   const broad = new DomainRouter([{ platform: p('x'), domains: ['*.com'] }]);
   t.same(broad.lookup('www.example.com', true), [], 'never a one-label suffix');
+});
+
+t.test('host-priority: a priority for some hosts only, wildcards included', async (t) => {
+  const upso = { name: 'upso', priority: 0, hostPriority: { 'WWW.UPS.com': 1 } };
+  const cso = p('cso');
+  const router = new DomainRouter<Routable>([
+    { platform: upso, domains: ['www.ups.com', 'chicago.ups.com'] },
+    { platform: cso, domains: ['www.ups.com', 'chicago.ups.com'] },
+  ]);
+  t.same(router.lookup('www.ups.com').map((x) => x.name), ['upso', 'cso'], 'upso wins the host it has a priority for');
+  t.same(router.lookup('chicago.ups.com').map((x) => x.name), ['cso', 'upso'], 'elsewhere the name decides');
+  const wild = new DomainRouter<Routable>([
+    { platform: { name: 'a', priority: 0, hostPriority: { '*.x.org': 2 } }, domains: ['*.x.org'] },
+    { platform: p('b', 1), domains: ['www.x.org'] },
+  ]);
+  t.same(wild.lookup('www.x.org', true).map((x) => x.name), ['a', 'b'], 'exact and wildcard entries merged by their priorities');
+  t.same(wild.lookup('www.x.org').map((x) => x.name), ['b']);
 });

@@ -11,7 +11,7 @@ t.test('limits users can set: concurrent jobs (503 + Retry-After), upload size (
   const server = await startApp({ limits: { maxConcurrentJobs: 1, maxUploadBytes: 10_000, idleUploadMs: 3000, maxLineBytes: 100_000 } }, { POOL_THREADS: '1' });
   t.teardown(() => server.close());
 
-  const held = request(server.url, { method: 'POST', headers: { 'Transfer-Encoding': 'chunked', 'Log-Format-ezproxy': EZPROXY_DEFAULT } });
+  const held = request(server.url, { method: 'POST', headers: { 'Transfer-Encoding': 'chunked', 'Log-Format-ezproxy': EZPROXY_DEFAULT, 'Double-Click-Removal': 'false' } });
   held.on('error', () => undefined);
   held.write(LINE);
   const [heldRes] = (await once(held, 'response')) as [IncomingMessage];

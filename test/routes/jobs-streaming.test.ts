@@ -29,7 +29,7 @@ async function readUntil(res: IncomingMessage, pred: (text: string) => boolean, 
 }
 
 t.test('the first event reaches the client while the upload is still open', async (t) => {
-  const { req, response } = openUpload({ 'Log-Format-ezproxy': EZPROXY_DEFAULT });
+  const { req, response } = openUpload({ 'Log-Format-ezproxy': EZPROXY_DEFAULT, 'Double-Click-Removal': 'false' });
   const started = Date.now();
   req.write(line(1));
   const res = await response;
@@ -48,7 +48,7 @@ t.test('the first event reaches the client while the upload is still open', asyn
 });
 
 t.test('a client that goes away aborts the job and frees the workers', async (t) => {
-  const { req, response } = openUpload({ 'Log-Format-ezproxy': EZPROXY_DEFAULT });
+  const { req, response } = openUpload({ 'Log-Format-ezproxy': EZPROXY_DEFAULT, 'Double-Click-Removal': 'false' });
   for (let i = 0; i < 2000; i++) req.write(line(i, i));
   const res = await response;
   const id = res.headers['job-id'] as string;
@@ -60,13 +60,13 @@ t.test('a client that goes away aborts the job and frees the workers', async (t)
   t.equal(row?.state, 'aborted');
   t.equal(row?.status_code, 4039);
   t.equal(server.app.runningJobs.size, 0, 'no job left running');
-  const after = await fetch(server.url, { method: 'POST', body: line(7), headers: { 'Log-Format-ezproxy': EZPROXY_DEFAULT } });
+  const after = await fetch(server.url, { method: 'POST', body: line(7), headers: { 'Log-Format-ezproxy': EZPROXY_DEFAULT, 'Double-Click-Removal': 'false' } });
   t.equal(after.status, 200, 'the next job runs');
   t.equal((await after.text()).split('\n').filter(Boolean).length, 2);
 });
 
 t.test('an error after the first event: an in-band marker and the status in the trailers', async (t) => {
-  const { req, response } = openUpload({ 'Log-Format-ezproxy': EZPROXY_DEFAULT });
+  const { req, response } = openUpload({ 'Log-Format-ezproxy': EZPROXY_DEFAULT, 'Double-Click-Removal': 'false' });
   req.write(line(1));
   const res = await response;
   const first = await readUntil(res, (text) => text.split('\n').length >= 3);
@@ -84,7 +84,7 @@ t.test('an error after the first event: an in-band marker and the status in the 
 });
 
 t.test('a client that reads slowly slows the reading of its upload (back-pressure)', async (t) => {
-  const { req, response } = openUpload({ 'Log-Format-ezproxy': EZPROXY_DEFAULT, 'Crypted-Fields': 'none' });
+  const { req, response } = openUpload({ 'Log-Format-ezproxy': EZPROXY_DEFAULT, 'Double-Click-Removal': 'false', 'Crypted-Fields': 'none' });
   let written = 0;
   let writing = true;
   const writer = (async () => {

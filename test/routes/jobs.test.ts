@@ -212,3 +212,27 @@ t.test('information routes: codes', async (t) => {
   t.equal((await fetch(`${url}/info/codes/9999`)).status, 404);
   t.equal((await fetch(`${url}/info/codes/abc`)).status, 404);
 });
+
+t.test('platform headers: Force-Parser, Force-ECField-Publisher, Allow-Domain-Wildcards; Date-Format; notifications', async (t) => {
+  const relative = '1.2.3.4 - JOHN [30/Nov/2012:00:14:18 +0100] "GET /science/article/pii/S0967064508000301 HTTP/1.1" 200 2248\n';
+  const none = await post(url, relative, { 'Log-Format-ezproxy': EZPROXY_DEFAULT });
+  t.equal(none.text, '', 'a relative URL has no domain: filtered');
+  const forced = await post(url, relative, { 'Log-Format-ezproxy': EZPROXY_DEFAULT, 'Force-Parser': 'sd', Accept: 'application/json' });
+  t.equal(forced.json<Array<{ platform: string; unitid: string }>>()[0].unitid, 'S0967064508000301', 'Force-Parser recognises it');
+  const publisher = await post(url, SD_LINE, { 'Log-Format-ezproxy': EZPROXY_DEFAULT, 'Force-ECField-Publisher': 'My Press', Accept: 'application/json' });
+  t.equal(publisher.json<Array<{ publisher_name: string }>>()[0].publisher_name, 'My Press');
+  const bmjLine = '1.2.3.4 - JOHN [30/Nov/2012:00:14:18 +0100] "GET http://bjsm.bmj.com/content/45/2/129.full.pdf HTTP/1.1" 200 2248\n';
+  const noWild = await post(url, bmjLine, { 'Log-Format-ezproxy': EZPROXY_DEFAULT, 'Reject-Files': 'unknown-domains' });
+  const wild = await post(url, bmjLine, { 'Log-Format-ezproxy': EZPROXY_DEFAULT, 'Allow-Domain-Wildcards': 'true', Accept: 'application/json' });
+  const routed = wild.text === '' ? [] : wild.json<Array<{ platform: string }>>();
+  t.ok(noWild.text === '' && (routed.length === 0 || routed[0].platform === 'bmj'), 'a *.bmj.com host is routed only with wildcards');
+  const dated = await post(url, '2012-11-30 00:14:18 1.2.3.4 http://www.sciencedirect.com/science/article/pii/S0967064508000301\n', {
+    'Log-Format-ezproxy': '%{datetime}<[0-9-]+ [0-9:]+> %h %U', 'Date-Format': 'YYYY-MM-DD HH:mm:ss', Accept: 'application/json',
+  });
+  t.match(dated.json<Array<{ datetime: string }>>()[0].datetime, /^2012-11-30T00:14:18/);
+  const mail = await post(url, SD_LINE, { 'Log-Format-ezproxy': EZPROXY_DEFAULT, 'ezPAARSE-Job-Notifications': 'mail<a@example.org>' });
+  t.equal(mail.status, 200, 'a mail notification is accepted (and said not sent in the traces)');
+  const other = await post(url, SD_LINE, { 'ezPAARSE-Job-Notifications': 'sms<0600>' });
+  t.equal(other.status, 406);
+  t.equal(other.json<{ code: number }>().code, 4021);
+});

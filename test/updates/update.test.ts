@@ -142,7 +142,7 @@ class StreamingJob {
   constructor(port: number) {
     this.req = httpRequest({
       host: '127.0.0.1', port, method: 'POST', path: '/',
-      headers: { 'Log-Format-ezproxy': FORMAT, Accept: 'application/jsonstream', 'Transfer-Encoding': 'chunked' },
+      headers: { 'Log-Format-ezproxy': FORMAT, Accept: 'application/jsonstream', 'Transfer-Encoding': 'chunked', 'Double-Click-Removal': 'false' },
     });
     this.ended = new Promise((resolve, reject) => {
       this.req.on('error', reject);

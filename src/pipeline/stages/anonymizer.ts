@@ -1,6 +1,7 @@
 import { createHmac, randomBytes } from 'node:crypto';
 import { StatusError } from '../../status-codes.js';
 import type { AccessEvent } from '../event.js';
+import type { EventStage } from './types.js';
 
 /**
  * Crypting (reference 5.5): each listed field that holds a non-empty value is replaced by the
@@ -72,6 +73,17 @@ export function createCrypter(header: { fields?: string; salt?: string; algorith
         if (value === undefined || value === '') continue;
         ec[fields[i]] = hash(String(value));
       }
+    },
+  };
+}
+
+/** The anonymizer as a step of the chain: where it stands decides what the later steps see. */
+export function anonymizerStage(crypter: Crypter): EventStage {
+  return {
+    name: 'anonymizer',
+    run(ec) {
+      crypter.crypt(ec);
+      return undefined;
     },
   };
 }

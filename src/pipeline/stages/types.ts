@@ -27,6 +27,11 @@ export interface EventFlags {
   denied: boolean;
   /** the platform has a knowledge base that does not know this title (counted; the event is kept) */
   pkbMiss: boolean;
+  /** deduplicator: the event's double-click key and window (compared on the main thread) */
+  dupKey?: string;
+  dupWindow?: number;
+  /** on-campus-counter: whether the client address is on campus */
+  campus?: boolean;
 }
 
 /** A stage passes the event on (undefined) or rejects it into a category. */

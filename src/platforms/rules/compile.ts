@@ -1,34 +1,43 @@
 import { parse as parseQueryString } from 'node:querystring';
 import { urlView, safeDecode, type UrlView } from '../url-view.js';
-import { compileTemplate, type CompiledTemplate } from './template.js';
+import { compileTemplate, type CompiledTemplate, type Resolver } from './template.js';
+import { literalPrecheck, requiredLiteral } from './literal.js';
 import { makeTransform, RuleError, type TemplateValue, type Tables, type TransformContext } from './transforms.js';
 import type {
   ComparisonSpec, ConditionsSpec, EventFields, Fields, HookHelpers, HooksModule, MapSpec,
   PatternSpec, RuleHook, RuleSpec, RulesFileSpec, SetValue, ValueTest,
 } from './types.js';
 
-/** Variables visible to a rule: its own captures and `let`s, then its parents'. */
+/**
+ * Variables visible to a rule: its own captures and `let`s, then its parents'. A scope is made for
+ * every rule tried, so it stays cheap: its variables and its resolver function are only made when
+ * a rule writes a variable or a template reads one.
+ */
 class Scope {
-  readonly vars: Record<string, string | undefined>;
+  private own: Record<string, string | undefined> | undefined;
+  private resolver: Resolver | undefined;
+
   constructor(
     readonly view: UrlView,
     readonly ec: EventFields,
     readonly result: Fields,
-    parent?: Scope,
-  ) {
-    this.vars = parent ? Object.create(parent.vars) : Object.create(null);
-  }
+    private readonly parent?: Scope,
+  ) {}
 
   child(): Scope {
     return new Scope(this.view, this.ec, this.result, this);
   }
 
-  adopt(other: Scope): void {
-    for (const k of Object.keys(other.vars)) this.vars[k] = other.vars[k];
+  set(name: string, value: string | undefined): void {
+    (this.own ??= Object.create(null) as Record<string, string | undefined>)[name] = value;
   }
 
-  readonly get = (name: string): TemplateValue => {
-    if (name in this.vars) return this.vars[name];
+  adopt(other: Scope): void {
+    if (other.own) for (const k in other.own) this.set(k, other.own[k]);
+  }
+
+  get(name: string): TemplateValue {
+    for (let s: Scope | undefined = this; s; s = s.parent) if (s.own && name in s.own) return s.own[name];
     switch (name) {
       case 'url': return this.view.url;
       case 'path': return this.view.pathname;
@@ -42,11 +51,25 @@ class Scope {
       const ns = name.slice(0, dot);
       const key = name.slice(dot + 1);
       if (ns === 'query') return this.view.query[key];
+      if (ns === 'queryi') return queryIgnoringCase(this.view, key.toLowerCase());
       if (ns === 'ec') return eventValue(this.ec, key);
       if (ns === 'result') return this.result[key];
     }
     return undefined;
-  };
+  }
+
+  /** `get` as a function, for templates and hooks */
+  get read(): Resolver {
+    return (this.resolver ??= (name) => this.get(name));
+  }
+}
+
+/** A query parameter whose name equals `lowerName` in any case (the first such key in the URL). */
+function queryIgnoringCase(view: UrlView, lowerName: string): string | string[] | undefined {
+  const { query } = view;
+  if (lowerName in query) return query[lowerName];
+  for (const key in query) if (key.toLowerCase() === lowerName) return query[key];
+  return undefined;
 }
 
 function eventValue(ec: EventFields, key: string): string | undefined {
@@ -75,7 +98,7 @@ function matchInto(re: RegExp, text: string | undefined, scope: Scope): boolean 
   const m = re.exec(text);
   if (!m) return false;
   if (m.groups) {
-    for (const [k, v] of Object.entries(m.groups)) if (v !== undefined) scope.vars[k] = v;
+    for (const k in m.groups) { const v = m.groups[k]; if (v !== undefined) scope.set(k, v); }
   }
   return true;
 }
@@ -152,15 +175,22 @@ function compileConditions(spec: ConditionsSpec, where: string): Condition {
     const at = `${where}.${key}`;
     if (key in VIEW_KEYS) {
       const get = VIEW_KEYS[key as keyof typeof VIEW_KEYS];
+      if (typeof value === 'boolean') {
+        // `search: true`: the part is there and not empty; `false`: it is absent or empty.
+        tests.push(value ? (scope) => get(scope.view) !== '' : (scope) => get(scope.view) === '');
+        continue;
+      }
       const re = compilePattern(value as PatternSpec, at);
       tests.push((scope) => matchInto(re, get(scope.view), scope));
-    } else if (key === 'query' || key === 'field' || key === 'var') {
+    } else if (key === 'query' || key === 'queryi' || key === 'field' || key === 'var') {
       if (typeof value !== 'object' || value === null) throw new RuleError(`${at}: must be a mapping`);
       for (const [name, test] of Object.entries(value as Record<string, ValueTest>)) {
+        const lower = name.toLowerCase();
         const read: (scope: Scope) => TemplateValue =
           key === 'query' ? (s) => s.view.query[name]
-            : key === 'field' ? (s) => eventValue(s.ec, name)
-              : (s) => s.get(name);
+            : key === 'queryi' ? (s) => queryIgnoringCase(s.view, lower)
+              : key === 'field' ? (s) => eventValue(s.ec, name)
+                : (s) => s.get(name);
         tests.push(compileValueTest(test, `${at}.${name}`, read));
       }
     } else if (key === 'any' || key === 'all') {
@@ -179,13 +209,32 @@ function compileConditions(spec: ConditionsSpec, where: string): Condition {
       const inner = compileConditions(value as ConditionsSpec, at);
       tests.push((scope) => !inner(scope.child()));
     } else {
-      throw new RuleError(`${at}: unknown condition (expected url, path, host, search, hash, protocol, query, field, var, any, all, not)`);
+      throw new RuleError(`${at}: unknown condition (expected url, path, host, search, hash, protocol, query, queryi, field, var, any, all, not)`);
     }
   }
   return (scope) => {
     for (const t of tests) if (!t(scope)) return false;
     return true;
   };
+}
+
+/**
+ * Quick tests of a rule's own view conditions (`path: '^/doi/…'` needs a path starting with
+ * `/doi/`): most rules tried fail on them, and fail here without a regex run or a scope.
+ */
+function literalPrechecks(spec: ConditionsSpec): Array<(view: UrlView) => boolean> {
+  const checks: Array<(view: UrlView) => boolean> = [];
+  for (const [key, value] of Object.entries(spec)) {
+    if (!(key in VIEW_KEYS) || typeof value === 'boolean') continue;
+    const source = typeof value === 'string' ? value : value?.re;
+    const flags = typeof value === 'string' ? '' : value?.flags ?? '';
+    const literal = typeof source === 'string' ? requiredLiteral(source, flags) : undefined;
+    if (!literal) continue;
+    const get = VIEW_KEYS[key as keyof typeof VIEW_KEYS];
+    const test = literalPrecheck(literal);
+    checks.push((view) => test(get(view)));
+  }
+  return checks;
 }
 
 type ValueFn = (scope: Scope, ctx: TransformContext) => string | undefined;
@@ -197,7 +246,7 @@ function compileSetValue(value: SetValue, where: string): ValueFn {
   }
   if (typeof value === 'string') {
     const t = wrapTemplate(value, where);
-    return (scope, ctx) => t(scope.get, ctx);
+    return (scope, ctx) => t(scope.read, ctx);
   }
   if (typeof value === 'object' && value !== null && 'from' in value) return compileMap(value, where);
   throw new RuleError(`${where}: a value must be a string, a number or {from, map}`);
@@ -220,16 +269,16 @@ function compileMap(spec: MapSpec, where: string): ValueFn {
   if (spec.regex) {
     const entries = Object.entries(spec.map).map(([k, v]) => [compilePattern(k, `${where}.map`), value(v, k)] as const);
     return (scope, ctx) => {
-      const key = from(scope.get, ctx);
-      if (key !== undefined) for (const [re, v] of entries) if (re.test(key)) return v(scope.get, ctx);
+      const key = from(scope.read, ctx);
+      if (key !== undefined) for (const [re, v] of entries) if (re.test(key)) return v(scope.read, ctx);
       return fallback?.(scope, ctx);
     };
   }
   const table = new Map(Object.entries(spec.map).map(([k, v]) => [k, value(v, k)]));
   return (scope, ctx) => {
-    const key = from(scope.get, ctx);
+    const key = from(scope.read, ctx);
     const hit = key === undefined ? undefined : table.get(key);
-    return hit ? hit(scope.get, ctx) : fallback?.(scope, ctx);
+    return hit ? hit(scope.read, ctx) : fallback?.(scope, ctx);
   };
 }
 
@@ -265,6 +314,7 @@ function compileRule(spec: RuleSpec, where: string, hooks: HooksModule): Compile
     throw new RuleError(`${label}: the rule does nothing (it needs set, rules, hook or ignore)`);
   }
   const when = spec.when ? compileConditions(spec.when, `${label}.when`) : () => true;
+  const prechecks = spec.when && process.env.NO_PRECHECK === undefined ? literalPrechecks(spec.when) : [];
   const lets = Object.entries(spec.let ?? {}).map(([k, v]) => [k, wrapTemplate(String(v), `${label}.let.${k}`)] as const);
   const sets = Object.entries(spec.set ?? {}).map(([k, v]) => [k, compileSetValue(v, `${label}.set.${k}`)] as const);
   const unset = spec.unset ?? [];
@@ -280,12 +330,13 @@ function compileRule(spec: RuleSpec, where: string, hooks: HooksModule): Compile
   const cont = spec.continue === true;
 
   return (parent, ctx) => {
+    for (const precheck of prechecks) if (!precheck(parent.view)) return Outcome.None;
     const scope = parent.child();
     if (!when(scope)) return Outcome.None;
     if (ignore) return Outcome.Ignored;
-    for (const [k, t] of lets) scope.vars[k] = t(scope.get, ctx);
+    for (const [k, t] of lets) scope.set(k, t(scope.read, ctx));
     if (hook) {
-      const fields = hook({ view: scope.view, ec: scope.ec, vars: scope.get, result: scope.result, helpers, tables: ctx.tables });
+      const fields = hook({ view: scope.view, ec: scope.ec, vars: scope.read, result: scope.result, helpers, tables: ctx.tables });
       if (fields === null) return Outcome.None;
       for (const [k, v] of sets) { const s = v(scope, ctx); if (s !== undefined) scope.result[k] = s; }
       if (fields) mergeHookFields(scope.result, fields);
@@ -309,8 +360,10 @@ function compileRuleList(specs: RuleSpec[], where: string, hooks: HooksModule): 
   };
 }
 
-function countRules(specs: RuleSpec[]): number {
-  return specs.reduce((n, r) => n + 1 + (Array.isArray(r.rules) ? countRules(r.rules) : 0), 0);
+/** Rules of a rules file, nested ones included. */
+export function countRules(specs: unknown): number {
+  if (!Array.isArray(specs)) return 0;
+  return specs.reduce((n: number, r: RuleSpec) => n + 1 + countRules(r?.rules), 0);
 }
 
 /** Recognises a consultation in an event: the platform's fields, or undefined. */
@@ -333,12 +386,12 @@ export function compileRules(file: RulesFileSpec | undefined, hooks: HooksModule
     if (!hooks.parse) throw new RuleError('a platform needs rules or a parse hook');
     const parse = hooks.parse;
     return {
-      ruleCount: 0,
+      ruleCount: 1, // the parse hook is the platform's one rule
       match: (ec, view) => {
         const result: Fields = {};
         const scope = view ? new Scope(view, ec, result) : undefined;
         const fields = parse({
-          view, ec, vars: scope ? scope.get : () => undefined, result, helpers, tables,
+          view, ec, vars: scope ? scope.read : () => undefined, result, helpers, tables,
         });
         if (!fields) return undefined;
         mergeHookFields(result, fields);

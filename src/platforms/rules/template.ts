@@ -9,6 +9,8 @@ export type CompiledTemplate = (resolve: Resolver, ctx: TransformContext) => str
 interface Placeholder {
   readonly variable: string;
   readonly transforms: readonly Transform[];
+  /** `{x?}`: an undefined or empty value gives '' instead of making the template undefined */
+  readonly optional: boolean;
 }
 
 type Part = string | Placeholder;
@@ -16,7 +18,8 @@ type Part = string | Placeholder;
 const NAME_CHAR = /[A-Za-z0-9_.\-$[\]]/;
 
 /**
- * Template syntax: literal text with `{variable|transform:arg:arg|transform}` placeholders.
+ * Template syntax: literal text with `{variable|transform:arg:arg|transform}` placeholders;
+ * `{variable?…}` marks a placeholder that may be empty.
  * `{{` and `}}` are literal braces. An argument may be double-quoted (`"a:b|c"`, with `\"` for a
  * quote) when it holds `:`, `|`, `}` or leading/trailing spaces; backslashes are otherwise kept,
  * so regular expressions read as written.
@@ -39,6 +42,8 @@ export function parseTemplate(text: string): Part[] {
     let variable = '';
     while (i < text.length && NAME_CHAR.test(text[i])) variable += text[i++];
     if (!variable) fail('expected a variable name');
+    const optional = text[i] === '?';
+    if (optional) i++;
     const transforms: Transform[] = [];
     while (text[i] === '|') {
       i++;
@@ -66,7 +71,7 @@ export function parseTemplate(text: string): Part[] {
     }
     if (text[i] !== '}') fail('expected } or |');
     i++;
-    parts.push({ variable, transforms });
+    parts.push({ variable, transforms, optional });
   }
   if (literal) parts.push(literal);
   return parts;
@@ -97,7 +102,10 @@ export function compileTemplate(text: string): CompiledTemplate {
     for (const p of parts) {
       if (typeof p === 'string') { out += p; continue; }
       const v = evalPlaceholder(p, resolve, ctx);
-      if (v === undefined) return undefined;
+      if (v === undefined) {
+        if (p.optional) continue;
+        return undefined;
+      }
       out += v;
     }
     return out;

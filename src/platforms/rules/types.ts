@@ -26,13 +26,16 @@ export type ValueTest = PatternSpec | ComparisonSpec | boolean;
 
 /** All listed conditions must hold. Named groups of the patterns become variables. */
 export interface ConditionsSpec {
-  url?: PatternSpec;
-  path?: PatternSpec;
-  host?: PatternSpec;
-  search?: PatternSpec;
-  hash?: PatternSpec;
-  protocol?: PatternSpec;
+  /** a pattern on that part of the URL view; `true`: the part is not empty, `false`: it is empty */
+  url?: PatternSpec | boolean;
+  path?: PatternSpec | boolean;
+  host?: PatternSpec | boolean;
+  search?: PatternSpec | boolean;
+  hash?: PatternSpec | boolean;
+  protocol?: PatternSpec | boolean;
   query?: Record<string, ValueTest>;
+  /** query parameters named in any case (`bookid` tests `bookId`, `BOOKID`…) */
+  queryi?: Record<string, ValueTest>;
   field?: Record<string, ValueTest>;
   var?: Record<string, ValueTest>;
   any?: ConditionsSpec[];

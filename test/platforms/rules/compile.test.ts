@@ -102,3 +102,34 @@ t.test('errors say where', async (t) => {
   t.throws(() => compileRules({ rules: [], extra: 1 } as never, {}), /unknown top-level key/);
   t.equal(compileRules({ rules: [{ set: { a: 'b' } }, { rules: [{ set: { c: 'd' } }] }] }, {}).ruleCount, 3);
 });
+
+t.test('url, path, host, search, hash, protocol: true means present and not empty, false absent or empty', async (t) => {
+  const m = matcher({
+    rules: [
+      { when: { path: '^/pdf/', search: true }, set: { rtype: 'ARTICLE', mime: 'PDF', from: 'search' } },
+      { when: { path: '^/pdf/', search: false, hash: true }, set: { rtype: 'ARTICLE', mime: 'PDF', from: 'hash' } },
+      { when: { path: '^/pdf/', search: false }, set: { rtype: 'ARTICLE', mime: 'PDF' } },
+    ],
+  });
+  t.equal(m('http://x.org/pdf/1?a=1')?.from, 'search');
+  t.same(m('http://x.org/pdf/1?'), { rtype: 'ARTICLE', mime: 'PDF' }, 'a bare ? is an empty search');
+  t.equal(m('http://x.org/pdf/1#p=3')?.from, 'hash');
+  t.same(m('http://x.org/pdf/1'), { rtype: 'ARTICLE', mime: 'PDF' });
+  t.throws(() => compileRules({ rules: [{ when: { search: 'a(' }, set: { x: '1' } }] }, {}), RuleError, 'patterns still checked');
+});
+
+t.test('queryi: query parameters named in any case, in conditions and templates', async (t) => {
+  const m = matcher({
+    rules: [
+      { when: { path: '^/book\\.aspx$', queryi: { bookid: '^(?<book>[0-9]+)$' } }, set: { unitid: '{book}', title_id: '{queryi.sectionid}' } },
+      { when: { queryi: { DOCID: true } }, set: { unitid: '{queryi.docid}' } },
+    ],
+  });
+  t.same(m('http://x.org/book.aspx?bookID=12&SectionId=5'), { unitid: '12', title_id: '5' });
+  t.same(m('http://x.org/book.aspx?BOOKID=13'), { unitid: '13' });
+  t.same(m('http://x.org/book.aspx?bookid=14'), { unitid: '14' }, 'the exact lower-case key too');
+  t.same(m('http://x.org/other?DocId=a'), { unitid: 'a' }, 'the name in the rule may have any case too');
+  t.equal(m('http://x.org/other?doc=a'), undefined);
+  const exact = matcher({ rules: [{ when: { query: { bookid: true } }, set: { x: '1' } }] });
+  t.equal(exact('http://x.org/?bookID=1'), undefined, 'query stays case-sensitive');
+});

@@ -58,3 +58,13 @@ t.test('syntax errors name the template', async (t) => {
   t.throws(() => parseTemplate('{id|replace:"(":"x"}'), /invalid regular expression/);
   t.throws(() => parseTemplate('{id|slice:a}'), /not an integer/);
 });
+
+t.test('{x?}: an optional placeholder gives empty text instead of undefining the template', async (t) => {
+  t.equal(ev('{pad}/{missing?}/{code}'), '7//ldpd', 'the `107//32` form without a placeholder trick');
+  t.equal(ev('{pad}/{empty?}'), '7/', 'empty counts like undefined');
+  t.equal(ev('{code?|upper}-{missing?|upper}'), 'LDPD-', 'transforms apply as usual');
+  t.equal(ev('{missing?}'), undefined, 'a template that comes out empty is still not set');
+  t.equal(ev('{missing?}/{gone}'), undefined, 'a required placeholder still decides');
+  t.same(templateVariables('{a?}-{b}'), ['a', 'b']);
+  t.throws(() => parseTemplate('{a??}'), RuleError);
+});

@@ -123,7 +123,8 @@ const STATE_TEXT = { uptodate: ['up to date', 'ok'], outdated: ['an update is av
 
 function describe(record) {
   if (!record['is-git-repo']) return [h('p', {}, `Version ${record.current ?? '?'} (not a git checkout: update the package or the image).`)];
-  const [text, kind] = STATE_TEXT[record['from-head']] ?? [record['from-head'] ?? 'unknown', ''];
+  // Without an origin the comparison is with the part itself: say so rather than "up to date".
+  const [text, kind] = !record.origin ? ['no origin to compare with', 'warn'] : STATE_TEXT[record['from-head']] ?? [record['from-head'] ?? 'unknown', ''];
   const rows = [
     ['Installed', record.current], ['Origin', record.head], ['Latest release', record.tag || '—'], ['Branch', record.branch],
     ['Local changes', record['local-changes'] ? 'yes' : 'no'], ['Local commits', record['local-commits'] ? 'yes' : 'no'],

@@ -149,7 +149,12 @@ function jobHeaders() {
   return headers;
 }
 
-const modified = () => page.baseline !== null && JSON.stringify(formHeaders()) !== JSON.stringify(page.baseline);
+/** A header the setting gave was changed or removed (adding headers keeps the setting). */
+function modified() {
+  if (page.baseline === null) return false;
+  const now = formHeaders();
+  return Object.entries(page.baseline).some(([k, v]) => now[k] !== v);
+}
 
 function resetControls() {
   for (const el of controls()) {

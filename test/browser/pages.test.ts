@@ -9,6 +9,15 @@ import { openBrowser, writeLogs } from '../helpers/browser.js';
 import { csvRows } from '../helpers/http.js';
 import { SHARED_DIR, PROJECT_ROOT } from '../../src/paths.js';
 
+// The functions given to page.evaluate and waitForFunction run in the page: the browser's names.
+declare const document: { querySelector(selector: string): { textContent: string | null } | null };
+declare class DataTransfer {
+  readonly items: { add(file: unknown): void };
+}
+declare class File {
+  constructor(parts: string[], name: string, options: { type: string });
+}
+
 // A librarian's afternoon, in a real Chromium: the first page, a job submitted through the
 // form (files dropped and chosen, gzip among them), its progress and result, then the
 // administration pages. Nothing may leave the machine.

@@ -45,6 +45,18 @@ if (browser) {
   const sample = join(SHARED_DIR, 'datasets', 'sd.2012-11-30.300.log');
   const state: { jobId?: string } = {};
 
+  /** Fills and sends the login box (open already). */
+  const logIn = async (p: Page, username: string, password: string) => {
+    await p.fill('#login-form [name="username"]', username);
+    await p.fill('#login-form [name="password"]', password);
+    await p.click('#login-form button[type="submit"]');
+  };
+  /** Upload speed of a page's requests, bytes per second (-1: no limit). */
+  const throttle = async (p: Page, bytesPerSecond: number) => {
+    const cdp = await browser.context.newCDPSession(p);
+    await cdp.send('Network.enable');
+    await cdp.send('Network.emulateNetworkConditions', { offline: false, latency: 0, downloadThroughput: -1, uploadThroughput: bytesPerSecond });
+  };
   const text = async (p: Page, selector: string) => ((await p.textContent(selector)) ?? '').trim();
   const number = async (p: Page, selector: string) => Number((await text(p, selector)).replace(/[^0-9]/g, ''));
 
@@ -96,9 +108,7 @@ if (browser) {
 
   t.test('the job: upload progress, live figures, then the result', async (t) => {
     // A slow upload (256 KiB/s), so that the job is seen while it runs.
-    const cdp = await browser.context.newCDPSession(page);
-    await cdp.send('Network.enable');
-    await cdp.send('Network.emulateNetworkConditions', { offline: false, latency: 0, downloadThroughput: -1, uploadThroughput: 256 * 1024 });
+    await throttle(page, 256 * 1024);
     await page.click('#start');
     await page.waitForSelector('#step-progress:not([hidden])');
     const id = await text(page, '#job-id');
@@ -108,7 +118,7 @@ if (browser) {
     t.equal(await text(page, '#job-state'), 'running', 'figures move while the upload goes on');
     t.match(await text(page, '#status-line'), /Sending the files: \d+ %/);
     await screenshot('03-progress');
-    await cdp.send('Network.emulateNetworkConditions', { offline: false, latency: 0, downloadThroughput: -1, uploadThroughput: -1 });
+    await throttle(page, -1);
 
     await page.waitForSelector('#job-state.ok, #job-state.bad', { timeout: 60_000 });
     t.equal(await text(page, '#job-state'), 'done');
@@ -143,13 +153,10 @@ if (browser) {
     await page.goto(`${base}/admin`);
     t.ok(await page.isVisible('#gate'), 'a login first');
     await page.click('#gate-login');
-    await page.fill('#login-form [name="username"]', 'admin@example.org');
-    await page.fill('#login-form [name="password"]', 'Wrong-Horse-1');
-    await page.click('#login-form button[type="submit"]');
+    await logIn(page, 'admin@example.org', 'Wrong-Horse-1');
     await page.waitForFunction(() => (document.querySelector('#login-error')?.textContent ?? '') !== '');
     t.match(await text(page, '#login-error'), /Wrong address or password/, 'no browser dialog, the page says it');
-    await page.fill('#login-form [name="password"]', 'Correct-Horse-1');
-    await page.click('#login-form button[type="submit"]');
+    await logIn(page, 'admin@example.org', 'Correct-Horse-1');
     await page.waitForSelector('#admin:not([hidden])');
     await page.waitForSelector('#users-table tr[data-user="admin@example.org"]');
 
@@ -169,14 +176,10 @@ if (browser) {
     await other.goto(`${base}/process`);
     await other.waitForSelector('#login-needed:not([hidden])');
     await other.click('#login-needed-open');
-    await other.fill('#login-form [name="username"]', 'librarian@example.org');
-    await other.fill('#login-form [name="password"]', 'Reading-Room-2024');
-    await other.click('#login-form button[type="submit"]');
+    await logIn(other, 'librarian@example.org', 'Reading-Room-2024');
     await other.waitForSelector('#logged-user');
     await other.setInputFiles('#file-input', [logs.plain]);
-    const cdp = await browser.context.newCDPSession(other);
-    await cdp.send('Network.enable');
-    await cdp.send('Network.emulateNetworkConditions', { offline: false, latency: 0, downloadThroughput: -1, uploadThroughput: 16 * 1024 });
+    await throttle(other, 16 * 1024);
     await other.click('#start');
     await page.waitForSelector('#jobs-table tbody tr', { timeout: 20_000 });
     t.match(await text(page, '#jobs-table tbody'), /librarian@example\.org/, 'the running job and who sent it');
@@ -184,7 +187,7 @@ if (browser) {
     await other.click('#cancel');
     await other.waitForSelector('#job-state.warn');
     t.equal(await text(other, '#job-state'), 'cancelled');
-    await cdp.send('Network.emulateNetworkConditions', { offline: false, latency: 0, downloadThroughput: -1, uploadThroughput: -1 });
+    await throttle(other, -1);
 
     // With a login, the result links carry a ticket: they open without the password.
     await other.click('#again');

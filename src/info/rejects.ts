@@ -17,6 +17,21 @@ const TEXTS: Readonly<Record<RejectCategory, readonly [label: string, descriptio
   'unknown-errors': ['Processing error', 'lines that raised an unexpected error (see the traces)'],
 };
 
+/** The same in French, for the HTML report read in French (Accept-Language). */
+export const REJECT_TEXTS_FR: Readonly<Record<RejectCategory, readonly [label: string, description: string]>> = {
+  'unknown-formats': ['Format inconnu', 'lignes qui ne suivent pas le format du log, ou sans date utilisable'],
+  'ignored-domains': ['Domaine ignoré', 'requêtes vers des sites écartés exprès (moteurs de recherche, publicité, diffusion de contenu)'],
+  'unknown-domains': ['Domaine inconnu', "requêtes vers des sites qu'aucune plateforme ne reconnaît"],
+  'unqualified-ecs': ['Pas une consultation', "requêtes vers une plateforme connue qui ne consultent pas une ressource (images, scripts, navigation)"],
+  'pkb-miss-ecs': ['Absent de la base de connaissances', 'événements gardés, dont la base de connaissances de la plateforme ignore le titre'],
+  'duplicate-ecs': ['Double clic', 'la même consultation répétée dans la fenêtre du double clic'],
+  'unordered-ecs': ['Dans le désordre', 'lignes datées d’avant les lignes lues plus tôt'],
+  'robots-ecs': ['Robot', "requêtes de robots d'indexation et autres automates"],
+  'ignored-hosts': ['Hôte ignoré', 'requêtes de postes clients écartés exprès'],
+  'filtered-ecs': ['Filtrée', 'requêtes en échec (statut HTTP) ou qu’aucune plateforme ne doit voir'],
+  'unknown-errors': ['Erreur de traitement', 'lignes qui ont causé une erreur inattendue (voir les traces)'],
+};
+
 export interface RejectCategoryInfo {
   readonly category: RejectCategory;
   /** the report's counter (section `rejets`) */

@@ -1,5 +1,5 @@
 import { REJECT_COUNTERS } from '../pipeline/job-report.js';
-import { rejectFileName } from '../pipeline/reject-files.js';
+import { rejectFileName } from '../pipeline/job-files.js';
 import { REJECT_CATEGORIES, type RejectCategory } from '../pipeline/stages/types.js';
 
 /** What each reject category means, for people (the submission page, the HTML report). */

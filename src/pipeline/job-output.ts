@@ -38,6 +38,19 @@ class FramedSink {
   }
 }
 
+/**
+ * Waits for `drain` on a stream, or for another stream to close; the listener that did not fire
+ * is removed (a job waits for drain thousands of times: leftovers would pile up).
+ */
+export async function drainOrClose(stream: Writable, closer: NodeJS.EventEmitter = stream): Promise<void> {
+  const stop = new AbortController();
+  try {
+    await Promise.race([once(stream, 'drain', { signal: stop.signal }), once(closer, 'close', { signal: stop.signal })]);
+  } finally {
+    stop.abort();
+  }
+}
+
 function isPlain(enc: ResponseEncoding): boolean {
   return !enc.compression && /^utf-?8$/i.test(enc.charset);
 }
@@ -117,7 +130,7 @@ export class ResponseOutput implements JobOutput {
 
   async drained(): Promise<void> {
     if (!this.body.writableNeedDrain || this.res.destroyed) return;
-    await Promise.race([once(this.body, 'drain'), once(this.res, 'close')]);
+    await drainOrClose(this.body, this.res);
   }
 
   private async endBody(tail: string, trailers: Record<string, string>): Promise<void> {
@@ -174,7 +187,7 @@ export class DeniedFile {
   }
 
   async drained(): Promise<void> {
-    if (this.sink.writableNeedDrain) await once(this.sink, 'drain');
+    if (this.sink.writableNeedDrain) await drainOrClose(this.sink);
   }
 
   /** Writes the frame's tail, or the error marker of a job that failed, and closes the file. */

@@ -1,11 +1,9 @@
 import { createWriteStream, type WriteStream } from 'node:fs';
 import { once } from 'node:events';
+import { drainOrClose } from './job-output.js';
 import { join } from 'node:path';
 import type { RejectCategory } from './stages/types.js';
-
-export function rejectFileName(category: RejectCategory): string {
-  return `lines-${category}.log`;
-}
+import { rejectFileName } from './job-files.js';
 
 /**
  * The `lines-<category>.log` files a job was asked for (Reject-Files), created at the start
@@ -29,7 +27,7 @@ export class RejectFiles {
   }
 
   async drained(): Promise<void> {
-    for (const s of this.streams.values()) if (s.writableNeedDrain) await once(s, 'drain');
+    for (const s of this.streams.values()) if (s.writableNeedDrain) await drainOrClose(s);
   }
 
   async close(): Promise<void> {

@@ -6,7 +6,7 @@ import { Type, type TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
 import { mayAccessJob } from '../plugins/auth.js';
 import { RESULT_FILE } from '../pipeline/job-output.js';
 import { errorBody, ErrorBody } from '../http-errors.js';
-import { CLIENT_JOB_ID } from './jobs.js';
+import { isJobId, jobDir } from '../pipeline/job-files.js';
 import type { JobRow } from '../db/jobs.js';
 
 const JobParams = Type.Object({ jobId: Type.String({ maxLength: 64 }) });
@@ -65,7 +65,7 @@ const perSecond = (n: number, ms: number) => (ms > 0 ? Math.round((n * 1000) / m
  */
 export default async function jobResultRoutes(instance: FastifyInstance): Promise<void> {
   const app = instance.withTypeProvider<TypeBoxTypeProvider>();
-  const jobsDir = join(app.config.varDir, 'jobs');
+  const varDir = app.config.varDir;
 
   const notFound = (reply: FastifyReply, message = 'jobNotFound') => reply.code(404).send(errorBody(404, message));
 
@@ -80,7 +80,7 @@ export default async function jobResultRoutes(instance: FastifyInstance): Promis
   // Before the login check: any other one-segment path (`/favicon.ico`) is a plain 404, not a login prompt.
   const checkId = async (request: FastifyRequest, reply: FastifyReply) => {
     const { jobId } = request.params as { jobId: string };
-    if (!CLIENT_JOB_ID.test(jobId)) return notFound(reply);
+    if (!isJobId(jobId)) return notFound(reply);
   };
 
   /** After the login check (AUTH_JOBS): the job's files are its submitter's and the administrators'. */
@@ -97,7 +97,7 @@ export default async function jobResultRoutes(instance: FastifyInstance): Promis
   }, async (request, reply) => {
     const { jobId } = request.params;
     if (app.runningJobs.get(jobId)) return reply.code(409).header('Retry-After', '5').send(errorBody(409, 'jobRunning', 'the result is complete once the job has ended'));
-    const dir = join(jobsDir, jobId);
+    const dir = jobDir(varDir, jobId);
     const file = await resultFile(dir);
     if (!file) return notFound(reply, 'resultNotFound');
     const info = await stat(join(dir, file)).catch(() => undefined);
@@ -146,7 +146,7 @@ export default async function jobResultRoutes(instance: FastifyInstance): Promis
       rejects: (parseJson(row.rejects) as Record<string, number> | undefined) ?? {},
       linesPerSecond: perSecond(row.lines_read, elapsedMs), eventsPerSecond: perSecond(row.events, elapsedMs),
       status: row.status_code === null ? null : { code: row.status_code, message: row.status_message ?? '' },
-      result: (await resultFile(join(jobsDir, jobId))) !== undefined,
+      result: (await resultFile(jobDir(varDir, jobId))) !== undefined,
       predefinedSettings: typeof setting === 'string' ? setting : null,
       ticket,
     };

@@ -11,7 +11,7 @@ import { requestInputs } from '../pipeline/job-inputs.js';
 import { DeferredOutput, ResponseOutput, headerSafe, resultFileName, type JobOutput } from '../pipeline/job-output.js';
 import { mergeJobHeaders } from '../settings/predefined.js';
 import { REJECT_CATEGORIES, type RejectCategory } from '../pipeline/stages/types.js';
-import { rejectFileName } from '../pipeline/reject-files.js';
+import { isJobId, jobDir, type JobUrls } from '../pipeline/job-files.js';
 
 /** `unknown-formats` → `Lines-Unknown-Formats`, `pkb-miss-ecs` → `Lines-PKB-Miss-ECs`. */
 export function rejectHeaderName(category: RejectCategory): string {
@@ -19,19 +19,18 @@ export function rejectHeaderName(category: RejectCategory): string {
   return `Lines-${words.join('-')}`;
 }
 
-/** The job headers of reference 6.5, with absolute URLs from the configured public base URL. */
-export function jobHeaders(baseUrl: string, id: string, options: JobOptions, version: string): Record<string, string> {
-  const base = `${baseUrl}/${id}`;
+/** The job headers of reference 6.5, with the absolute URLs of the job's files. */
+export function jobHeaders(id: string, urls: JobUrls, version: string): Record<string, string> {
   const headers: Record<string, string> = {
     'Job-ID': id,
-    'Job-Report': `${base}/job-report.json`,
-    'Job-Traces': `${base}/job-traces.log`,
-    'Denied-ECs': `${base}/denied-ecs.${options.output.extension}`,
+    'Job-Report': urls.report,
+    'Job-Traces': urls.traces,
+    'Denied-ECs': urls.denied,
     'ezPAARSE-Version': version,
   };
   // Every Lines-* header is sent, as the reference does (its clients look for them); a file
   // that was not asked for in Reject-Files answers 404.
-  for (const c of REJECT_CATEGORIES) headers[rejectHeaderName(c)] = `${base}/${rejectFileName(c)}`;
+  for (const c of REJECT_CATEGORIES) headers[rejectHeaderName(c)] = urls.rejects[c];
   return headers;
 }
 
@@ -61,9 +60,6 @@ const STATUS_TEXT: Record<number, string> = {
   400: 'Bad Request', 406: 'Not Acceptable', 408: 'Request Timeout', 409: 'Conflict', 413: 'Payload Too Large',
   422: 'Unprocessable Entity', 499: 'Client Closed Request', 500: 'Internal Server Error', 503: 'Service Unavailable',
 };
-
-/** Job ids chosen by clients (`PUT /{jobID}`): lower-case UUIDs, as the reference requires. */
-export const CLIENT_JOB_ID = /^[a-f0-9]{8}-[a-f0-9]{4}-[a-f0-9]{4}-[a-f0-9]{4}-[a-f0-9]{12}$/;
 
 /** How a job answers: its events in the response (`POST /`), or in a result file (`PUT /{jobID}`). */
 type JobMode = { readonly deferred: false } | { readonly deferred: true; readonly id: string };
@@ -104,7 +100,7 @@ export default async function jobRoutes(app: FastifyInstance): Promise<void> {
 /** Whether a job with this id exists: running here, recorded, or with a folder. */
 async function jobExists(app: FastifyInstance, id: string): Promise<boolean> {
   if (app.runningJobs.get(id) || app.jobStore.get(id)) return true;
-  return stat(join(app.config.varDir, 'jobs', id)).then(() => true, () => false);
+  return stat(jobDir(app.config.varDir, id)).then(() => true, () => false);
 }
 
 /**
@@ -125,7 +121,8 @@ async function handleJobRequest(app: FastifyInstance, request: FastifyRequest, r
     discardRest(request);
     sendStatusError(reply.raw, error, { 'ezPAARSE-Version': app.appVersion, ...extra });
   };
-  if (mode.deferred && !CLIENT_JOB_ID.test(mode.id)) {
+  // Ids chosen by clients are lower-case UUIDs, as the reference requires.
+  if (mode.deferred && !isJobId(mode.id)) {
     // The reference's route does not match such a path: not found, said the job way.
     reply.hijack();
     discardRest(request);
@@ -168,13 +165,20 @@ async function claimFolder(dir: string): Promise<boolean> {
 
 async function runJob(app: FastifyInstance, request: FastifyRequest, res: ServerResponse, options: JobOptions, lease: RuntimeLease, mode: JobMode, setting: string | undefined): Promise<void> {
   const id = mode.deferred ? mode.id : randomUUID();
-  const baseUrl = app.baseUrl();
-  const headers = jobHeaders(baseUrl, id, options, app.appVersion);
   const job = new Job(
-    { config: app.config, baseUrl, pool: lease.pool, store: app.jobStore, versions: lease.versions },
+    {
+      config: app.config,
+      baseUrl: app.baseUrl(request),
+      pool: lease.pool,
+      store: app.jobStore,
+      versions: lease.versions,
+      build: app.buildInfo,
+      platformVersion: (code) => lease.platforms.sources.find((s) => s.manifest.name === code)?.manifest.version,
+    },
     options,
     { id, userId: request.user?.username, userAgent: header(request.headers, 'user-agent'), predefinedSettings: setting },
   );
+  const headers = jobHeaders(id, job.urls, app.appVersion);
   if (mode.deferred && !(await claimFolder(job.dir))) {
     discardRest(request);
     sendStatusError(res, new StatusError(4023, `job ${id} exists`), { 'ezPAARSE-Version': app.appVersion });

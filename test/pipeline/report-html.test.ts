@@ -1,8 +1,50 @@
 import t from 'tap';
 import { createHash } from 'node:crypto';
-import { barChart, renderReportPage, reportPageCsp, type ReportSections } from '../../src/pipeline/report-page.js';
+import { parse } from 'parse5';
+import { barChart, escapeHtml, renderReportHtml, reportLanguage, REPORT_HTML_CSP, titleDate } from '../../src/pipeline/report-html.js';
+import type { ReportData } from '../../src/pipeline/job-report.js';
 
-const REPORT: ReportSections = {
+t.test('every value is escaped; only http(s) URLs become links', async (t) => {
+  const html = renderReportHtml({
+    general: { 'Job-Date': '2026-06-24T14:25:00+02:00', 'Job-Done': true, evil: '<script>alert(1)</script>', quote: '"><img src=x onerror=alert(1)>', js: 'javascript:alert(1)', url: 'https://host/a?b=1&c="2"', none: null },
+    '<section>': { '<key>': 1 },
+  });
+  t.notMatch(html, /<script>|<img|<section>|<key>/, 'no markup from values, keys or section names');
+  t.match(html, /&lt;script&gt;alert\(1\)&lt;\/script&gt;/);
+  t.match(html, /<a href="https:\/\/host\/a\?b=1&amp;c=&quot;2&quot;" rel="noreferrer">/);
+  t.notMatch(html, /href="javascript/);
+  t.match(html, /<title>Execution report \(24-06-2026 14h25\) - logsift<\/title>/, '24-hour clock');
+  const errors: string[] = [];
+  parse(html, { onParseError: (e) => errors.push(e.code) });
+  t.same(errors, [], 'well-formed HTML');
+});
+
+t.test('the Content-Security-Policy allows the inline style by its hash only', async (t) => {
+  const html = renderReportHtml({ general: {} });
+  const css = /<style>([\s\S]*?)<\/style>/.exec(html)![1];
+  t.match(REPORT_HTML_CSP, `'sha256-${createHash('sha256').update(css).digest('base64')}'`);
+  t.match(REPORT_HTML_CSP, /default-src 'none'/);
+  t.notMatch(REPORT_HTML_CSP, /unsafe/);
+});
+
+t.test('repeated keys get unique row ids', async (t) => {
+  const html = renderReportHtml({ general: { middlewares: 'a' }, first_event: { middlewares: 'b' } });
+  t.match(html, /<tr id="middlewares">/);
+  t.match(html, /<tr id="first_event\.middlewares">/);
+});
+
+t.test('language and helpers', async (t) => {
+  t.equal(reportLanguage(undefined), 'en');
+  t.equal(reportLanguage('fr-FR,fr;q=0.9,en;q=0.8'), 'fr');
+  t.equal(reportLanguage('en-GB,fr;q=0.5'), 'en');
+  t.equal(reportLanguage('de,fr;q=0.3'), 'fr');
+  t.equal(titleDate('2013-06-25T23:25:07+02:00'), '25-06-2013 23h25');
+  t.equal(titleDate(undefined), undefined);
+  t.equal(escapeHtml(`<&>"'`), '&lt;&amp;&gt;&quot;&#39;');
+  t.match(renderReportHtml({ general: { 'Job-Done': false } }, 'fr'), /Rapport d&#39;exécution/);
+});
+
+const REPORT: ReportData = {
   general: {
     'Job-ID': 'abc', 'Job-Date': '2026-11-22T14:05:09+01:00', 'Job-Done': true, 'nb-lines-input': 1000, 'nb-ecs': 600, 'nb-denied-ecs': 3,
     'Rejection-Rate': '12.5 %', 'Job-Duration': '1 m 5 s ', 'process-speed': '900 lignes/s', 'predefined-settings': 'logsift-ezproxy-standard',
@@ -16,7 +58,7 @@ const REPORT: ReportSections = {
 };
 
 t.test('the summary, the charts, the rejects with their files, everything escaped', async (t) => {
-  const html = renderReportPage(REPORT, { lang: 'en', running: false, platformName: (c) => (c === 'sd' ? 'ScienceDirect' : undefined), ticket: 'T.1' });
+  const html = renderReportHtml(REPORT, 'en', { running: false, platformName: (c) => (c === 'sd' ? 'ScienceDirect' : undefined), ticket: 'T.1' });
   t.match(html, /<dd id="fig-lines">1,000<\/dd>/);
   t.match(html, /<dd id="fig-events">600<\/dd>/);
   t.match(html, /<dd id="fig-rejection-rate">12.5 %<\/dd>/);
@@ -29,21 +71,10 @@ t.test('the summary, the charts, the rejects with their files, everything escape
   t.notMatch(html, /<script|<img|<evil>/, 'no value reaches the page as markup');
   t.match(html, /&lt;evil&gt;/);
   t.notMatch(html, /http-equiv="refresh"/, 'a finished job does not reload');
-  t.match(html, /<link rel="stylesheet" href="\/report.css">/);
-  const running = renderReportPage({ ...REPORT, general: { ...REPORT.general, 'Job-Done': false } }, { lang: 'fr', running: true });
+  const running = renderReportHtml({ ...REPORT, general: { ...REPORT.general, 'Job-Done': false } }, 'fr', { running: true });
   t.match(running, /<meta http-equiv="refresh" content="5">/);
   t.match(running, /<dd id="fig-lines">1\u202f000<\/dd>|<dd id="fig-lines">1 000<\/dd>/, 'French numbers');
   t.match(running, /Format inconnu/);
-});
-
-t.test('standalone: the stylesheet inlined and allowed by its hash', async (t) => {
-  const css = 'body{color:red}';
-  const html = renderReportPage(REPORT, { lang: 'en', running: false, inlineCss: css });
-  t.match(html, '<style>body{color:red}</style>');
-  t.notMatch(html, /<link rel="stylesheet"/);
-  t.match(reportPageCsp(css), `style-src 'sha256-${createHash('sha256').update(css).digest('base64')}'`);
-  t.match(reportPageCsp(), "style-src 'self'");
-  t.notMatch(reportPageCsp(), /script-src/);
 });
 
 t.test('barChart: the longest first; beyond the limit, the rest summed', async (t) => {

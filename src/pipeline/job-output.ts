@@ -199,18 +199,6 @@ export class DeniedFile {
   }
 }
 
-/** `2024-03-12_14h05.job-ecs.csv` (local time of the job's start), `.gz`/`.zz` when compressed (reference 4.2). */
-export function resultFileName(startedAt: Date, extension: string, encoding: Pick<ResponseEncoding, 'compression'>): string {
-  const pad = (n: number) => String(n).padStart(2, '0');
-  const d = startedAt;
-  const stamp = `${d.getFullYear()}-${pad(d.getMonth() + 1)}-${pad(d.getDate())}_${pad(d.getHours())}h${pad(d.getMinutes())}`;
-  const suffix = encoding.compression === 'gzip' ? '.gz' : encoding.compression === 'deflate' ? '.zz' : '';
-  return `${stamp}.job-ecs.${extension}${suffix}`;
-}
-
-/** A deferred job's result files end this way (and only they). */
-export const RESULT_FILE = /\.job-ecs(\.[a-z]+){1,2}$/;
-
 /**
  * The output of a deferred job (`PUT /{jobID}`): events go to the result file in the job folder
  * (framed and encoded as the response would be), while the response only gets a `.` every

@@ -34,7 +34,7 @@ code{font-family:ui-monospace,Menlo,Consolas,monospace;font-size:.9em}
 .figures dd{margin:.15rem 0 0;font-size:1.3rem;font-weight:650;font-variant-numeric:tabular-nums;white-space:nowrap}
 .notice{padding:.6rem .8rem;border-radius:6px;margin:.75rem 0 0;background:#fff3dc;color:var(--warn)}
 .notice.bad{background:#fde8e8;color:var(--bad)}
-.charts{display:grid;grid-template-columns:repeat(auto-fit,minmax(26rem,1fr));gap:0 1.5rem}
+.charts{display:grid;grid-template-columns:repeat(auto-fit,minmax(22rem,1fr));gap:0 1.5rem}
 svg.chart{width:100%;height:auto;display:block}
 svg.chart text{fill:var(--text);font-size:12px;font-family:inherit}
 svg.chart text.value{fill:var(--muted)}
@@ -111,6 +111,12 @@ const TEXT = {
 
 type Texts = (typeof TEXT)['en'];
 
+/** Request headers that say how the request travelled, not how the job runs: left out of the settings shown. */
+const TRANSPORT_HEADERS: ReadonlySet<string> = new Set([
+  'host', 'connection', 'content-length', 'content-type', 'transfer-encoding', 'te', 'pragma', 'cache-control', 'origin',
+  'referer', 'user-agent', 'accept-encoding', 'accept-language', 'x-requested-with', 'expect', 'dnt', 'priority', 'upgrade-insecure-requests',
+]);
+
 /** The report's language from Accept-Language: French when it comes before English, else English. */
 export function reportLanguage(acceptLanguage: string | undefined): ReportLanguage {
   let best: { lang: ReportLanguage; q: number } = { lang: 'en', q: 0 };
@@ -146,6 +152,8 @@ export function titleDate(jobDate: ReportValue | undefined): string | undefined 
 export interface ReportHtmlOptions {
   /** the job runs in this service: the page reloads itself (default: the report is not done and has no status) */
   readonly running?: boolean;
+  /** a result file is there (a deferred job): the page links to it */
+  readonly result?: boolean;
   /** a ticket the page was opened with: kept on the links to this job's files */
   readonly ticket?: string;
   /** the long name of a platform code, when the service knows it */
@@ -174,9 +182,9 @@ export function barChart(items: Array<{ label: string; value: number }>, format:
     const rest = rows.slice(max - 1);
     rows = [...rows.slice(0, max - 1), { label: `${othersLabel} (${rest.length})`, value: rest.reduce((n, i) => n + i.value, 0) }];
   }
-  const width = 560;
+  const width = 460;
   const row = 24;
-  const labelWidth = 190;
+  const labelWidth = 160;
   const room = width - labelWidth - 80;
   const top = Math.max(1, ...rows.map((r) => r.value));
   const bars = rows.map((r, i) => {
@@ -291,11 +299,11 @@ export function renderReportHtml(report: ReportData, lang: ReportLanguage = 'en'
     [t.predefined, setting === false || setting === undefined || setting === null ? t.noneSetting : setting],
     [t.format, [g['input-format-proxy'], g['input-format-literal']].filter((v) => v !== null && v !== undefined && v !== '').map(valueText).join(': ')],
   ];
-  const headers = Object.entries(report.headers ?? {}).filter(([k]) => k !== 'content-length' && k !== 'host');
+  const headers = Object.entries(report.headers ?? {}).filter(([k, v]) => !TRANSPORT_HEADERS.has(k) && !k.startsWith('sec-') && !(k === 'accept' && v === '*/*'));
   const files = Object.values(report.files ?? {}).map(valueText);
   const firstEvent = Object.entries(report.first_event ?? {});
   const links = [
-    done && g['result-file-ecs'] !== undefined ? link(g['result-file-ecs'], t.result) : '',
+    opts.result && g['result-file-ecs'] !== undefined ? link(g['result-file-ecs'], t.result) : '',
     link(g['URL-Report'], t.report),
     link(g['URL-Traces'], t.traces),
   ].filter(Boolean).join(' · ');

@@ -2,7 +2,7 @@ import { createReadStream } from 'node:fs';
 import { readFile, stat } from 'node:fs/promises';
 import { join } from 'node:path';
 import type { FastifyInstance, FastifyReply, FastifyRequest, preHandlerAsyncHookHandler } from 'fastify';
-import { isJobId, isServedFileName, jobDir, REPORT_FILE } from '../pipeline/job-files.js';
+import { findResultFile, isJobId, isServedFileName, jobDir, REPORT_FILE } from '../pipeline/job-files.js';
 import { renderReportHtml, reportLanguage, REPORT_HTML_CSP } from '../pipeline/report-html.js';
 import type { ReportData } from '../pipeline/job-report.js';
 import { mayAccessJob } from '../plugins/auth.js';
@@ -113,6 +113,7 @@ export default async function jobFileRoutes(app: FastifyInstance, opts: JobFiles
       .header('Vary', 'Accept-Language')
       .send(renderReportHtml(report, reportLanguage(request.headers['accept-language']), {
         running: opts.report?.running(jobId),
+        result: (await findResultFile(jobDir(varDir, jobId))) !== undefined,
         ticket: typeof ticket === 'string' ? ticket : undefined,
         platformName: opts.report?.platformName,
       }));

@@ -1,12 +1,11 @@
 import { createReadStream } from 'node:fs';
-import { readdir, stat } from 'node:fs/promises';
+import { stat } from 'node:fs/promises';
 import { join } from 'node:path';
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { Type, type TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
 import { mayAccessJob } from '../plugins/auth.js';
-import { RESULT_FILE } from '../pipeline/job-output.js';
 import { errorBody, ErrorBody } from '../http-errors.js';
-import { isJobId, jobDir } from '../pipeline/job-files.js';
+import { findResultFile, isJobId, jobDir } from '../pipeline/job-files.js';
 import type { JobRow } from '../db/jobs.js';
 
 const JobParams = Type.Object({ jobId: Type.String({ maxLength: 64 }) });
@@ -51,11 +50,6 @@ export function attachment(name: string): string {
   return `attachment; filename="${ascii}"; filename*=UTF-8''${encodeURIComponent(name)}`;
 }
 
-async function resultFile(dir: string): Promise<string | undefined> {
-  const names = await readdir(dir).catch(() => [] as string[]);
-  return names.filter((n) => RESULT_FILE.test(n)).sort().at(-1);
-}
-
 const perSecond = (n: number, ms: number) => (ms > 0 ? Math.round((n * 1000) / ms) : 0);
 
 /**
@@ -98,7 +92,7 @@ export default async function jobResultRoutes(instance: FastifyInstance): Promis
     const { jobId } = request.params;
     if (app.runningJobs.get(jobId)) return reply.code(409).header('Retry-After', '5').send(errorBody(409, 'jobRunning', 'the result is complete once the job has ended'));
     const dir = jobDir(varDir, jobId);
-    const file = await resultFile(dir);
+    const file = await findResultFile(dir);
     if (!file) return notFound(reply, 'resultNotFound');
     const info = await stat(join(dir, file)).catch(() => undefined);
     if (!info?.isFile()) return notFound(reply, 'resultNotFound');
@@ -146,7 +140,7 @@ export default async function jobResultRoutes(instance: FastifyInstance): Promis
       rejects: (parseJson(row.rejects) as Record<string, number> | undefined) ?? {},
       linesPerSecond: perSecond(row.lines_read, elapsedMs), eventsPerSecond: perSecond(row.events, elapsedMs),
       status: row.status_code === null ? null : { code: row.status_code, message: row.status_message ?? '' },
-      result: (await resultFile(jobDir(varDir, jobId))) !== undefined,
+      result: (await findResultFile(jobDir(varDir, jobId))) !== undefined,
       predefinedSettings: typeof setting === 'string' ? setting : null,
       ticket,
     };

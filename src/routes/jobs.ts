@@ -8,10 +8,10 @@ import { StatusError, isStatusError, STATUS_CODES } from '../status-codes.js';
 import { header, readJobOptions, type JobOptions, type RequestHeaders } from '../pipeline/job-options.js';
 import { Job } from '../pipeline/job-runner.js';
 import { requestInputs } from '../pipeline/job-inputs.js';
-import { DeferredOutput, ResponseOutput, headerSafe, resultFileName, type JobOutput } from '../pipeline/job-output.js';
+import { DeferredOutput, ResponseOutput, headerSafe, type JobOutput } from '../pipeline/job-output.js';
 import { mergeJobHeaders } from '../settings/predefined.js';
 import { REJECT_CATEGORIES, type RejectCategory } from '../pipeline/stages/types.js';
-import { isJobId, jobDir, type JobUrls } from '../pipeline/job-files.js';
+import { isJobId, jobDir, resultFileName, type JobUrls } from '../pipeline/job-files.js';
 
 /** `unknown-formats` → `Lines-Unknown-Formats`, `pkb-miss-ecs` → `Lines-PKB-Miss-ECs`. */
 export function rejectHeaderName(category: RejectCategory): string {

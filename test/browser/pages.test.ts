@@ -107,16 +107,17 @@ if (browser) {
   });
 
   t.test('the job: upload progress, live figures, then the result', async (t) => {
-    // A slow upload (256 KiB/s), so that the job is seen while it runs.
-    await throttle(page, 256 * 1024);
+    // A slow upload (128 KiB/s), so that the job is seen while it runs.
+    await throttle(page, 128 * 1024);
     await page.click('#start');
     await page.waitForSelector('#step-progress:not([hidden])');
     const id = await text(page, '#job-id');
     state.jobId = id;
     t.match(id, /^[0-9a-f]{8}-[0-9a-f]{4}-4[0-9a-f]{3}-[89ab][0-9a-f]{3}-[0-9a-f]{12}$/, 'an id chosen by the page');
+    await page.waitForFunction(() => /Sending the files: \d+ %/.test(document.querySelector('#status-line')?.textContent ?? ''), undefined, { timeout: 20_000 });
+    t.pass('the upload’s progress is shown');
     await page.waitForFunction(() => Number(document.querySelector('#fig-lines')?.textContent?.replace(/[^0-9]/g, '')) > 0, undefined, { timeout: 20_000 });
-    t.equal(await text(page, '#job-state'), 'running', 'figures move while the upload goes on');
-    t.match(await text(page, '#status-line'), /Sending the files: \d+ %/);
+    t.equal(await text(page, '#job-state'), 'running', 'figures move while the job runs');
     await screenshot('03-progress');
     await throttle(page, -1);
 
@@ -140,6 +141,37 @@ if (browser) {
     t.match(download.suggestedFilename(), new RegExp(`^${id.slice(0, 8)}_\\d{4}-\\d{2}-\\d{2}_\\d{2}h\\d{2}\\.job-ecs\\.csv$`));
     const csv = await readFile((await download.path())!, 'utf8');
     t.equal(csvRows(csv).length - 1, report.general['nb-ecs'], 'the downloaded result holds every event');
+  });
+
+  t.test('the report: what a person reads first, checked against the JSON report', async (t) => {
+    const id = state.jobId!;
+    const [report] = await Promise.all([browser.context.waitForEvent('page'), page.click('#open-report')]);
+    await report.waitForLoadState();
+    t.match(report.url(), new RegExp(`/${id}/job-report\\.html$`));
+    const json = await (await page.request.get(`${base}/${id}/job-report.json`)).json() as {
+      general: Record<string, unknown>; rejets: Record<string, number>; stats: Record<string, number>;
+    };
+    const g = json.general;
+    t.equal(await text(report, '#job-state'), 'done');
+    t.equal(await number(report, '#fig-lines'), g['nb-lines-input'], 'lines read');
+    t.equal(await number(report, '#fig-events'), g['nb-ecs'], 'events');
+    t.equal(await text(report, '#fig-rejection-rate'), String(g['Rejection-Rate']).trim(), 'rejection rate');
+    t.equal(await text(report, '#fig-duration'), String(g['Job-Duration']).trim(), 'duration');
+    t.equal(await number(report, '#fig-platforms'), json.stats.platforms);
+    t.match(await text(report, '#chart-platforms'), /Science Direct \(sd\)/, 'events by platform, with its name');
+    t.ok(await report.$('#chart-rtype svg rect') && await report.$('#chart-mime svg rect'), 'by resource type and by format');
+    t.match(await text(report, '#settings-table'), /logsift-ezproxy-standard/);
+    t.ok(await report.$('#first-event-table'), 'the first event');
+    for (const category of ['unknown-formats', 'unknown-domains', 'unqualified-ecs']) {
+      const counter = { 'unknown-formats': 'nb-lines-unknown-formats', 'unknown-domains': 'nb-lines-unknown-domains', 'unqualified-ecs': 'nb-lines-unqualified-ecs' }[category]!;
+      t.equal(await number(report, `#reject-${category} td.num`), json.rejets[counter], `${category}: as in the report`);
+      const href = (await report.getAttribute(`a[data-reject-file="${category}"]`, 'href'))!;
+      const lines = (await (await report.request.get(href)).text()).split('\n').filter(Boolean).length;
+      t.equal(lines, json.rejets[counter], `${category}: its file holds its lines`);
+    }
+    t.equal(await report.$$eval('script', (s) => s.length), 0, 'no script');
+    await screenshot('05-report', report);
+    await report.close();
   });
 
   t.test('administration: the first administrator, users, running jobs, updates', async (t) => {
@@ -169,7 +201,7 @@ if (browser) {
     await page.waitForSelector('#part-app .status p');
     t.match(await text(page, '#part-app .status'), /not a git checkout/);
     t.match(await text(page, '#usage-figures'), /Jobs\s*1/, 'the job counted in the usage');
-    await screenshot('05-admin');
+    await screenshot('06-admin');
 
     // A second tab submits a slow job as the librarian; the first one sees it running.
     const other = await browser.context.newPage();
@@ -183,7 +215,11 @@ if (browser) {
     await other.click('#start');
     await page.waitForSelector('#jobs-table tbody tr', { timeout: 20_000 });
     t.match(await text(page, '#jobs-table tbody'), /librarian@example\.org/, 'the running job and who sent it');
-    await screenshot('06-admin-jobs');
+    const running = await other.request.get(`${base}/${await text(other, '#job-id')}/job-report.html`, {
+      headers: { authorization: `Basic ${Buffer.from('admin@example.org:Correct-Horse-1').toString('base64')}` },
+    });
+    t.match(await running.text(), /<meta http-equiv="refresh" content="5">/, 'the report of a running job reloads itself');
+    await screenshot('07-admin-jobs');
     await other.click('#cancel');
     await other.waitForSelector('#job-state.warn');
     t.equal(await text(other, '#job-state'), 'cancelled');

@@ -78,6 +78,17 @@ export interface Config {
     readonly failureWindowMs: number;
   };
   readonly updates: UpdatesConfig;
+  /**
+   * headers applied to every job that neither carries them nor gets them from its predefined
+   * setting (DEFAULT_JOB_HEADERS, a JSON object): request > predefined setting > these
+   */
+  readonly defaultJobHeaders: Readonly<Record<string, string>>;
+  /** a folder of the institution's own predefined settings (`*.json`), beside those of resources */
+  readonly predefinedSettingsDir?: string;
+  /** a deferred job (`PUT /{jobID}`) writes a `.` to its response this often (ms) */
+  readonly heartbeatMs: number;
+  /** the format tester (`PUT /api/format/logparser`): time for all the matches of one request (ms) */
+  readonly formatTestBudgetMs: number;
 }
 
 /** Where an updatable part comes from: `origin` unset = no remote configured (status says so). */
@@ -146,6 +157,25 @@ function bool(env: NodeJS.ProcessEnv, name: string, fallback: boolean): boolean 
   const raw = env[name];
   if (raw === undefined || raw === '') return fallback;
   return /^(1|true|yes|on)$/i.test(raw);
+}
+
+/** A JSON object of header names to string values (the headers applied to every job). */
+function headerMap(env: NodeJS.ProcessEnv, name: string): Record<string, string> {
+  const raw = env[name];
+  if (raw === undefined || raw.trim() === '') return {};
+  let value: unknown;
+  try {
+    value = JSON.parse(raw);
+  } catch {
+    throw new Error(`${name} must be a JSON object of header names and values, got ${JSON.stringify(raw)}`);
+  }
+  if (typeof value !== 'object' || value === null || Array.isArray(value)) throw new Error(`${name} must be a JSON object of header names and values`);
+  const out: Record<string, string> = {};
+  for (const [k, v] of Object.entries(value)) {
+    if (typeof v !== 'string') throw new Error(`${name}: the value of ${k} must be a string`);
+    out[k] = v;
+  }
+  return Object.freeze(out);
 }
 
 function dirList(env: NodeJS.ProcessEnv, name: string): string[] {
@@ -225,6 +255,10 @@ export function readConfig(env: NodeJS.ProcessEnv = process.env, overrides: Part
       resources: origin(env, 'RESOURCES', 'master'),
       app: origin(env, 'APP'),
     },
+    defaultJobHeaders: headerMap(env, 'DEFAULT_JOB_HEADERS'),
+    predefinedSettingsDir: env.PREDEFINED_SETTINGS_DIR ? dir(env, 'PREDEFINED_SETTINGS_DIR', '') : undefined,
+    heartbeatMs: int(env, 'DEFERRED_HEARTBEAT_MS', 20_000),
+    formatTestBudgetMs: int(env, 'FORMAT_TEST_BUDGET_MS', 500),
   };
   return Object.freeze({ ...config, ...overrides });
 }

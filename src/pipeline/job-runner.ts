@@ -14,7 +14,7 @@ import type { JobOptions } from './job-options.js';
 import type { BatchResult, EventRecord, JobSpec } from './job-spec.js';
 import { forEachLine, lineBatches } from './line-batches.js';
 import type { ParsingPool } from './parsing-pool.js';
-import { DeniedFile, type ResponseOutput } from './job-output.js';
+import { DeniedFile, type JobOutput } from './job-output.js';
 import { RejectFiles } from './reject-files.js';
 import { sequentialStages, type SequentialSink, type SequentialStage } from './sequential.js';
 import { createJobTraces, type JobTraces } from './job-traces.js';
@@ -115,7 +115,7 @@ export class Job {
   private closeTraces: () => Promise<void> = async () => undefined;
   private deniedFile!: DeniedFile;
   private rejectFiles!: RejectFiles;
-  private output!: ResponseOutput;
+  private output!: JobOutput;
   private readonly sequential: SequentialStage;
   private onCampus = 0;
   private offCampus = 0;
@@ -189,7 +189,7 @@ export class Job {
   }
 
   /** Creates the job folder, its files and its database row. */
-  async open(output: ResponseOutput): Promise<void> {
+  async open(output: JobOutput): Promise<void> {
     this.output = output;
     await mkdir(this.dir, { recursive: true });
     const { traces, close } = createJobTraces(join(this.dir, TRACES_FILE), this.options.tracesLevel);

@@ -29,6 +29,8 @@ export interface JobProgress {
   report?: unknown;
 }
 
+export const INTERRUPTED_MESSAGE = 'The service stopped while the job was running';
+
 /** The job table's statements, prepared once. */
 export class JobStore {
   private readonly insert;
@@ -47,8 +49,8 @@ export class JobStore {
       denied = @denied, rejects = @rejects, report = coalesce(@report, report) WHERE id = @id`);
     this.byId = db.prepare('SELECT * FROM jobs WHERE id = ?');
     this.interrupt = db.prepare(`UPDATE jobs SET state = 'interrupted', ended_at = ?,
-      status_code = coalesce(status_code, 5003), status_message = coalesce(status_message, 'The service stopped while the job was running')
-      WHERE state = 'running'`);
+      status_code = coalesce(status_code, 5003), status_message = coalesce(status_message, '${INTERRUPTED_MESSAGE}')
+      WHERE state = 'running' RETURNING id`).pluck();
   }
 
   create(job: { id: string; userId?: string; createdAt: string; headers: Record<string, unknown>; platformsVersion?: string }): void {
@@ -77,9 +79,9 @@ export class JobStore {
     return this.byId.get(id) as JobRow | undefined;
   }
 
-  /** At start: jobs left "running" by a previous process were cut off. */
-  markInterrupted(): number {
-    return this.interrupt.run(new Date().toISOString()).changes;
+  /** At start: jobs left "running" by a previous process were cut off; returns their ids. */
+  markInterrupted(): string[] {
+    return this.interrupt.all(new Date().toISOString()) as string[];
   }
 
   private counters(p: JobProgress) {

@@ -12,6 +12,7 @@ import infoRoutes from './routes/info.js';
 import adminUserRoutes from './routes/admin-users.js';
 import adminJobRoutes from './routes/admin-jobs.js';
 import homeRoutes from './routes/home.js';
+import securityHeaders from './plugins/security-headers.js';
 
 declare module 'fastify' {
   interface FastifyInstance {
@@ -19,6 +20,8 @@ declare module 'fastify' {
     appVersion: string;
     /** base of the absolute URLs in headers and reports */
     baseUrl(): string;
+    /** every route registered (method and URL pattern): what the security checks walk through */
+    routeList: ReadonlyArray<{ readonly method: string; readonly url: string }>;
   }
 }
 
@@ -46,10 +49,16 @@ export async function buildApp(config: Config, logger: boolean | object = { leve
     bodyLimit: 1024 * 1024,
   });
   app.decorate('config', config);
+  const routeList: Array<{ method: string; url: string }> = [];
+  app.addHook('onRoute', (route) => {
+    for (const method of [route.method].flat()) routeList.push({ method, url: route.url });
+  });
+  app.decorate('routeList', routeList);
   app.decorate('appVersion', APP_VERSION);
   app.decorate('baseUrl', function baseUrl(this: FastifyInstance) {
     return listeningUrl(this);
   });
+  await app.register(securityHeaders);
   await app.register(databasePlugin);
   await app.register(platformsPlugin);
   await app.register(jobsPlugin);

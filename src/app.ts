@@ -1,13 +1,17 @@
-import Fastify, { type FastifyInstance } from 'fastify';
+import Fastify, { type FastifyInstance, type FastifyRequest } from 'fastify';
 import type { Config } from './config.js';
 import { APP_VERSION } from './version.js';
+import { PROJECT_ROOT } from './paths.js';
+import { readBuildInfo, type BuildInfo } from './build-info.js';
 import databasePlugin from './plugins/database.js';
 import platformsPlugin from './plugins/platforms.js';
 import jobsPlugin from './plugins/jobs.js';
+import retentionPlugin from './plugins/retention.js';
 import authPlugin from './plugins/auth.js';
 import updatesPlugin, { type UpdatesPluginOptions } from './plugins/updates.js';
 import adminUpdateRoutes from './routes/admin-updates.js';
 import jobRoutes from './routes/jobs.js';
+import jobFileRoutes, { jobFileAccess } from './routes/job-files.js';
 import infoRoutes from './routes/info.js';
 import adminUserRoutes from './routes/admin-users.js';
 import adminJobRoutes from './routes/admin-jobs.js';
@@ -18,8 +22,14 @@ declare module 'fastify' {
   interface FastifyInstance {
     config: Config;
     appVersion: string;
-    /** base of the absolute URLs in headers and reports */
-    baseUrl(): string;
+    /** the service's source revision (job reports) */
+    buildInfo: BuildInfo;
+    /**
+     * base of the absolute URLs in headers and reports: PUBLIC_BASE_URL; else, behind a trusted
+     * proxy (TRUST_PROXY), the request's forwarded host and protocol; else the listening address.
+     * A client's Host or X-Forwarded-* headers are never used otherwise.
+     */
+    baseUrl(request?: FastifyRequest): string;
     /** every route registered (method and URL pattern): what the security checks walk through */
     routeList: ReadonlyArray<{ readonly method: string; readonly url: string }>;
   }
@@ -30,9 +40,10 @@ export interface BuildOptions {
   readonly updates?: UpdatesPluginOptions;
 }
 
-/** PUBLIC_BASE_URL, or the address the service listens on. */
-function listeningUrl(app: FastifyInstance): string {
+function listeningUrl(app: FastifyInstance, request?: FastifyRequest): string {
   if (app.config.publicBaseUrl) return app.config.publicBaseUrl;
+  // With trustProxy, Fastify reads host and protocol from X-Forwarded-Host/-Proto.
+  if (request && app.config.trustProxy && /^[a-zA-Z0-9.\-:[\]]+$/.test(request.host)) return `${request.protocol}://${request.host}`;
   const address = app.server.address();
   const port = typeof address === 'object' && address ? address.port : app.config.port;
   const host = ['0.0.0.0', '::', ''].includes(app.config.host) ? 'localhost' : app.config.host;
@@ -55,13 +66,15 @@ export async function buildApp(config: Config, logger: boolean | object = { leve
   });
   app.decorate('routeList', routeList);
   app.decorate('appVersion', APP_VERSION);
-  app.decorate('baseUrl', function baseUrl(this: FastifyInstance) {
-    return listeningUrl(this);
+  app.decorate('baseUrl', function baseUrl(this: FastifyInstance, request?: FastifyRequest) {
+    return listeningUrl(this, request);
   });
+  app.decorate('buildInfo', await readBuildInfo(PROJECT_ROOT));
   await app.register(securityHeaders);
   await app.register(databasePlugin);
   await app.register(platformsPlugin);
   await app.register(jobsPlugin);
+  await app.register(retentionPlugin);
   await app.register(authPlugin);
   await app.register(updatesPlugin, options.updates ?? {});
   app.addHook('onSend', async (_request, reply) => {
@@ -74,5 +87,7 @@ export async function buildApp(config: Config, logger: boolean | object = { leve
   await app.register(homeRoutes);
   await app.register(adminUpdateRoutes);
   await app.register(jobRoutes);
+  await app.register(jobFileRoutes, { access: jobFileAccess(app) });
+  await app.register(jobFileRoutes, { prefix: '/api/logs', access: jobFileAccess(app) });
   return app;
 }

@@ -56,9 +56,12 @@ export interface Config {
     readonly idleUploadMs: number;
   };
   readonly jobs: {
-    /** days after which finished jobs' folders and rows are removed */
+    /** days after which finished jobs' folders and rows are removed (0 = kept for ever) */
     readonly retentionDays: number;
+    /** how often the retention sweep runs (ms; 0 = never) */
     readonly sweepIntervalMs: number;
+    /** how often a running job rewrites its report.json (ms) */
+    readonly reportIntervalMs: number;
   };
   /** time zone of log dates written without an offset: an IANA name, or `local` */
   readonly defaultTimeZone: string;
@@ -208,6 +211,7 @@ export function readConfig(env: NodeJS.ProcessEnv = process.env, overrides: Part
     jobs: {
       retentionDays: int(env, 'JOB_RETENTION_DAYS', 7),
       sweepIntervalMs: int(env, 'JOB_SWEEP_INTERVAL_MS', 3_600_000),
+      reportIntervalMs: int(env, 'JOB_REPORT_INTERVAL_MS', 4000),
     },
     defaultTimeZone: env.DEFAULT_TIME_ZONE || 'local',
     exclusionsDirs: [join(reposDir, 'resources', 'exclusions'), ...dirs(env, 'EXCLUSIONS_DIRS')],

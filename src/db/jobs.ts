@@ -38,6 +38,8 @@ export class JobStore {
   private readonly finish;
   private readonly byId;
   private readonly interrupt;
+  private readonly endedBeforeQuery;
+  private readonly remove;
 
   constructor(private readonly db: Db) {
     this.insert = db.prepare(`INSERT INTO jobs (id, state, user_id, created_at, request_headers, platforms_version)
@@ -51,6 +53,9 @@ export class JobStore {
     this.interrupt = db.prepare(`UPDATE jobs SET state = 'interrupted', ended_at = ?,
       status_code = coalesce(status_code, 5003), status_message = coalesce(status_message, '${INTERRUPTED_MESSAGE}')
       WHERE state = 'running' RETURNING id`).pluck();
+    // A job that never got an end time (the process died) is aged from its start.
+    this.endedBeforeQuery = db.prepare(`SELECT id FROM jobs WHERE state != 'running' AND coalesce(ended_at, created_at) < ?`).pluck();
+    this.remove = db.prepare('DELETE FROM jobs WHERE id = ?');
   }
 
   create(job: { id: string; userId?: string; createdAt: string; headers: Record<string, unknown>; platformsVersion?: string }): void {
@@ -77,6 +82,15 @@ export class JobStore {
 
   get(id: string): JobRow | undefined {
     return this.byId.get(id) as JobRow | undefined;
+  }
+
+  /** Ids of the jobs that ended before `cutoff` (ISO time); running jobs never. */
+  endedBefore(cutoff: string): string[] {
+    return this.endedBeforeQuery.all(cutoff) as string[];
+  }
+
+  delete(id: string): boolean {
+    return this.remove.run(id).changes > 0;
   }
 
   /** At start: jobs left "running" by a previous process were cut off; returns their ids. */

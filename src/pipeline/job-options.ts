@@ -11,6 +11,7 @@ import { parseResponseEncoding, type ResponseEncoding } from './writers/encoding
 import { createCrypter } from './stages/anonymizer.js';
 import { REJECT_CATEGORIES, isRejectCategory, type RejectCategory } from './stages/types.js';
 import type { StatusFilter } from './stages/validity.js';
+import { DEFAULT_ALERT_OPTIONS, type AlertOptions } from './job-alerts.js';
 import { readDisableFilters, type ExclusionSwitches } from './stages/exclusions.js';
 import { DEFAULT_MIDDLEWARES, isBuiltinMiddleware, resolveMiddlewares } from './middlewares.js';
 import { readDoubleClickOptions, type DoubleClickOptions } from './double-clicks.js';
@@ -64,6 +65,7 @@ export interface JobOptions {
   readonly forcePublisher?: string;
   readonly rejectFiles: ReadonlySet<RejectCategory>;
   readonly tracesLevel: TraceLevel;
+  readonly alerts: AlertOptions;
   /** the per-event chain by name (ezPAARSE-Middlewares applied to the default) */
   readonly middlewares: readonly string[];
   /** exclusion lists applied (Disable-Filters) */
@@ -76,7 +78,7 @@ export interface JobOptions {
   readonly chronologyTolerance?: number;
   /** mail notifications asked for (there is no mail server: recorded and reported, not sent) */
   readonly notifications: readonly string[];
-  /** the headers the job ran with, for the report */
+  /** the headers the job ran with, for the report and the job row (never the secret ones) */
   readonly headers: Readonly<Record<string, string>>;
 }
 
@@ -166,6 +168,30 @@ function readTraceLevel(value: string | undefined): TraceLevel {
   return v as TraceLevel;
 }
 
+function readCount(value: string | undefined, name: string, fallback: number): number {
+  const v = value?.trim();
+  if (!v) return fallback;
+  if (!/^[0-9]+$/.test(v)) throw new StatusError(4032, `${name}: expected a whole number, got ${JSON.stringify(value)}`);
+  return Number(v);
+}
+
+/**
+ * Headers never recorded in a report, a trace or the database: credentials, and the salt (with
+ * it, anyone reading the report could reverse the hashes by trying values).
+ */
+export const SECRET_HEADERS: ReadonlySet<string> = new Set(['authorization', 'proxy-authorization', 'cookie', 'crypting-salt']);
+
+/** The request headers as the report and the job row keep them: the secret ones left out. */
+export function recordedHeaders(headers: RequestHeaders): Record<string, string> {
+  const seen: Record<string, string> = {};
+  for (const name of Object.keys(headers)) {
+    if (SECRET_HEADERS.has(name)) continue;
+    const v = header(headers, name);
+    if (v !== undefined) seen[name] = v;
+  }
+  return seen;
+}
+
 /** `mail<a@b.org>, mail<c@d.org>`: the addresses; another action is 4021. */
 function readNotifications(value: string | undefined): string[] {
   const items = value?.split(',').map((s) => s.trim()).filter(Boolean) ?? [];
@@ -253,13 +279,7 @@ export function readJobOptions(headers: RequestHeaders, ctx: OptionsContext): Jo
   const filterPlatforms = list(header(headers, 'filter-platforms'));
   const unknownFilter = filterPlatforms?.find((p) => !ctx.platforms.has(p));
   if (unknownFilter) throw new StatusError(4033, `Filter-Platforms: no platform named ${JSON.stringify(unknownFilter)}`);
-  const seen: Record<string, string> = {};
-  for (const name of Object.keys(headers)) {
-    if (name === 'authorization' || name === 'cookie') continue;
-    const v = header(headers, name);
-    // The salt would let anyone reading the report reverse the hashes by trying values.
-    if (v !== undefined) seen[name] = name === 'crypting-salt' ? '(hidden)' : v;
-  }
+  const seen = recordedHeaders(headers);
   const chain = readChain(headers, ctx, geoip, seen, format?.fieldNames ?? []);
   const doubleClick = readDoubleClickOptions(headers);
   return {
@@ -283,6 +303,10 @@ export function readJobOptions(headers: RequestHeaders, ctx: OptionsContext): Jo
     forcePublisher: header(headers, 'force-ecfield-publisher')?.trim() || undefined,
     rejectFiles: readRejectFiles(header(headers, 'reject-files')),
     tracesLevel: readTraceLevel(header(headers, 'traces-level')),
+    alerts: {
+      activationThreshold: readCount(header(headers, 'alerts-activation-threshold'), 'Alerts-Activation-Threshold', DEFAULT_ALERT_OPTIONS.activationThreshold),
+      unknownDomainsRate: readCount(header(headers, 'alerts-unknown-domains-rate'), 'Alerts-Unknown-Domains-Rate', DEFAULT_ALERT_OPTIONS.unknownDomainsRate),
+    },
     notifications: readNotifications(header(headers, 'ezpaarse-job-notifications')),
     headers: seen,
     middlewares: chain.middlewares,

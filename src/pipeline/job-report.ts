@@ -17,9 +17,97 @@ export const REJECT_COUNTERS: Record<RejectCategory, string> = {
   'pkb-miss-ecs': 'nb-lines-pkb-miss-ecs',
 };
 
+/** Categories whose lines gave no event (pkb-miss events are counted but kept). */
+export const LOST_LINE_CATEGORIES: readonly RejectCategory[] = REJECT_CATEGORIES.filter((c) => c !== 'pkb-miss-ecs');
+
 export type ReportValue = string | number | boolean | null;
 export type ReportSection = Record<string, ReportValue>;
-export type Report = Record<string, ReportSection>;
+/** The report as written to report.json: sections in order of creation, each a flat key → value map. */
+export type ReportData = Record<string, ReportSection>;
+
+/**
+ * A job's report. Sections keep the order in which they were first named (general, rejets,
+ * stats, then whatever the job adds: files, first_event, alerts, a stage's own section such as
+ * `dedoublonnage`). A part of the pipeline with counters of its own either writes them as they
+ * change (`set`, `increment`) or registers `onRefresh` to copy them in before each write.
+ */
+export class JobReport {
+  private readonly data: ReportData = {};
+  private readonly contributors: Array<(report: JobReport) => void> = [];
+
+  constructor(general: ReportSection) {
+    const rejets: ReportSection = {};
+    for (const c of REJECT_CATEGORIES) rejets[REJECT_COUNTERS[c]] = 0;
+    this.data.general = {
+      'Job-Done': false,
+      'Job-Duration': '0 s ',
+      'nb-ecs': 0,
+      'nb-denied-ecs': 0,
+      'nb-lines-input': 0,
+      'Rejection-Rate': '0 %',
+      ...general,
+    };
+    this.data.rejets = rejets;
+    this.data.stats = { platforms: 0, 'mime-PDF': 0, 'mime-HTML': 0 };
+  }
+
+  get general(): ReportSection {
+    return this.data.general;
+  }
+
+  get rejets(): ReportSection {
+    return this.data.rejets;
+  }
+
+  get stats(): ReportSection {
+    return this.data.stats;
+  }
+
+  /** A section, created empty after the existing ones the first time it is named. */
+  section(name: string): ReportSection {
+    return (this.data[name] ??= {});
+  }
+
+  has(name: string): boolean {
+    return name in this.data;
+  }
+
+  set(section: string, key: string, value: ReportValue): void {
+    this.section(section)[key] = value;
+  }
+
+  get(section: string, key: string): ReportValue | undefined {
+    return this.data[section]?.[key];
+  }
+
+  /** Adds to a numeric key (0 when absent); returns the new value. */
+  increment(section: string, key: string, by = 1): number {
+    const s = this.section(section);
+    const n = (typeof s[key] === 'number' ? (s[key] as number) : 0) + by;
+    s[key] = n;
+    return n;
+  }
+
+  /** Replaces a whole section's content, keeping its place. */
+  replace(section: string, values: ReportSection): void {
+    const s = this.section(section);
+    for (const k of Object.keys(s)) delete s[k];
+    Object.assign(s, values);
+  }
+
+  /** `fn` runs before each write of the report (every few seconds, and at the end). */
+  onRefresh(fn: (report: JobReport) => void): void {
+    this.contributors.push(fn);
+  }
+
+  refresh(): void {
+    for (const fn of this.contributors) fn(this);
+  }
+
+  toJSON(): ReportData {
+    return this.data;
+  }
+}
 
 /** `1 h 2 m 3 s ` as the reference writes durations (trailing space included). */
 export function formatDuration(ms: number): string {
@@ -45,6 +133,17 @@ export function rejectionRate(linesRead: number, rejects: Partial<Record<RejectC
   return `${rate} %`;
 }
 
+/**
+ * Lines a report accounts for: events + denied events + every reject counter but pkb-miss (those
+ * events were kept). Equal to `nb-lines-input` when every line ended in exactly one place.
+ */
+export function accountedLines(report: ReportData): number {
+  const g = report.general ?? {};
+  let n = Number(g['nb-ecs'] ?? 0) + Number(g['nb-denied-ecs'] ?? 0);
+  for (const c of LOST_LINE_CATEGORIES) n += Number(report.rejets?.[REJECT_COUNTERS[c]] ?? 0);
+  return n;
+}
+
 /** Local ISO 8601 time with the server's offset (`2026-11-22T10:03:04+01:00`). */
 export function localIso(date: Date): string {
   const offset = -date.getTimezoneOffset();
@@ -55,32 +154,13 @@ export function localIso(date: Date): string {
   return `${local}${sign}${pad(Math.floor(abs / 60))}:${pad(abs % 60)}`;
 }
 
-/** The sections a job's report starts with (reference 6.1). */
-export function newReport(general: ReportSection): Report {
-  const rejets: ReportSection = {};
-  for (const c of REJECT_CATEGORIES) rejets[REJECT_COUNTERS[c]] = 0;
-  return {
-    general: {
-      'Job-Done': false,
-      'Job-Duration': '0 s ',
-      'nb-ecs': 0,
-      'nb-denied-ecs': 0,
-      'nb-lines-input': 0,
-      'Rejection-Rate': '0 %',
-      ...general,
-    },
-    rejets,
-    stats: { platforms: 0, 'mime-PDF': 0, 'mime-HTML': 0 },
-  };
-}
-
 /**
  * The report of a job cut off by the end of its process (kill -9, power loss): marked with the
  * status the job row gets, written aside then renamed. A missing or unreadable file is left alone.
  */
 export async function markReportInterrupted(file: string): Promise<void> {
   try {
-    const report = JSON.parse(await readFile(file, 'utf8')) as Report;
+    const report = JSON.parse(await readFile(file, 'utf8')) as ReportData;
     report.general = { ...report.general, 'Job-Done': false, status: 5003, 'status-message': INTERRUPTED_MESSAGE };
     await writeFile(`${file}.interrupted.tmp`, JSON.stringify(report, null, 2));
     await rename(`${file}.interrupted.tmp`, file);

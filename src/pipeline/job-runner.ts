@@ -19,8 +19,11 @@ import { DeniedFile, type ResponseOutput } from './job-output.js';
 import { RejectFiles } from './reject-files.js';
 import { sequentialStages, type SequentialSink, type SequentialStage } from './sequential.js';
 import { createJobTraces, type JobTraces } from './job-traces.js';
-import { formatDuration, localIso, newReport, rejectionRate, REJECT_COUNTERS, type Report } from './job-report.js';
+import { accountedLines, formatDuration, JobReport, localIso, rejectionRate, REJECT_COUNTERS, type ReportSection } from './job-report.js';
+import { DomainTally, unknownDomainAlerts } from './job-alerts.js';
+import { deniedFileName, jobDir, jobUrls, REPORT_FILE, TRACES_FILE, type JobUrls } from './job-files.js';
 import type { RejectCategory } from './stages/types.js';
+import { UNKNOWN_BUILD, type BuildInfo } from '../build-info.js';
 import { doubleClickReport } from './double-clicks.js';
 
 /** One part of a job's input: a raw body, or one file of a multipart upload (bytes, decompressed). */
@@ -37,6 +40,10 @@ export interface JobDeps {
   readonly store: JobStore;
   /** app and data versions added to every event and to the report */
   readonly versions: Readonly<Record<string, string>>;
+  /** the service's source revision (report `git-*` keys) */
+  readonly build?: BuildInfo;
+  /** a platform's own version (its manifest's), for the report's `platform-versions` section */
+  readonly platformVersion?: (code: string) => string | undefined;
 }
 
 export interface JobMeta {
@@ -53,8 +60,6 @@ export function isAsciiCompatible(charset: string): boolean {
   const bytes = iconv.encode('\na', charset);
   return bytes.length === 2 && bytes[0] === 0x0a && bytes[1] === 0x61;
 }
-
-const REPORT_INTERVAL_MS = 4000;
 
 /** Budget of one first line matched on the main thread: 1 s at most, less if batches get less. */
 export function firstLineBudgetMs(batchTimeoutMs: number): number {
@@ -86,7 +91,9 @@ export class Job {
   readonly id: string;
   readonly dir: string;
   readonly startedAt = new Date();
-  readonly report: Report;
+  readonly report: JobReport;
+  /** absolute URLs of the job's files (response headers, report) */
+  readonly urls: JobUrls;
   state: 'running' | JobOutcome = 'running';
   bytesRead = 0;
   linesRead = 0;
@@ -107,7 +114,10 @@ export class Job {
   private readonly ordered = new Map<number, BatchResult>();
   private readonly platformsSeen = new Set<string>();
   private wantFirstEvent = true;
-  private readonly unknownDomains = new Map<string, number>();
+  private readonly unknownDomains = new DomainTally();
+  /** lines and events at the previous report write: the speeds shown while running are since then */
+  private speedSample = { at: 0, lines: 0, events: 0 };
+  private readonly deniedName: string;
   private traces!: JobTraces;
   private closeTraces: () => Promise<void> = async () => undefined;
   private deniedFile!: DeniedFile;
@@ -116,7 +126,7 @@ export class Job {
   private readonly sequential: SequentialStage;
   private onCampus = 0;
   private offCampus = 0;
-  private lastReportWrite = 0;
+  private reportWrites: Promise<void> = Promise.resolve();
   private reportTimer: NodeJS.Timeout | undefined;
   private readonly batchCharset: string;
 
@@ -126,29 +136,48 @@ export class Job {
     readonly meta: JobMeta,
   ) {
     this.id = meta.id;
-    this.dir = join(deps.config.varDir, 'jobs', this.id);
+    this.dir = jobDir(deps.config.varDir, this.id);
     this.batchCharset = isAsciiCompatible(options.requestCharset) ? options.requestCharset : 'utf-8';
-    const base = `${deps.baseUrl}/${this.id}`;
-    this.report = newReport({
-      'ezPAARSE-version': deps.versions.ezpaarse_version,
-      'logsift-version': deps.versions.ezpaarse_version,
+    this.deniedName = deniedFileName(options.output.extension, options.responseEncoding);
+    this.urls = jobUrls(deps.baseUrl, this.id, this.deniedName);
+    const build = deps.build ?? UNKNOWN_BUILD;
+    const v = deps.versions;
+    this.report = new JobReport({
+      'ezPAARSE-version': v.ezpaarse_version,
+      'logsift-version': v.ezpaarse_version,
       'Job-ID': this.id,
       'Job-Date': localIso(this.startedAt),
+      'result-file-ecs': this.urls.result,
       'predefined-settings': meta.predefinedSettings ?? false,
-      'URL-Traces': `${base}/job-traces.log`,
-      'URL-Report': `${base}/job-report.json`,
-      'url-denied-ecs': `${base}/denied-ecs.${options.output.extension}`,
+      'URL-Traces': this.urls.traces,
+      'URL-Report': this.urls.report,
+      'URL-Report-HTML': this.urls.reportHtml,
+      'url-denied-ecs': this.urls.denied,
       'client-user-agent': meta.userAgent ?? '',
-      'platforms-version': deps.versions.platforms_version,
-      'platforms-date': deps.versions.platforms_date,
+      'git-branch': build.branch,
+      'git-tag': build.tag,
+      'git-last-commit': build.commit,
+      'git-date': build.date,
+      'platforms-version': v.platforms_version,
+      'platforms-date': v.platforms_date,
+      'middlewares-version': v.middlewares_version || 'N/A',
+      'middlewares-date': v.middlewares_date || 'N/A',
+      middlewares: options.middlewares.join(', '),
+      geolocalization: (options.headers.geoip ?? '').toLowerCase(),
       'input-format-proxy': options.format?.family ?? null,
       'input-format-literal': options.format?.literal ?? null,
       'input-format-regex': options.format?.source ?? null,
     });
-    for (const c of options.rejectFiles) this.report.rejets[`url-${c}`] = `${base}/lines-${c}.log`;
-    this.report.general.middlewares = options.middlewares.join(', ');
-    this.report.general.geolocalization = options.headers.geoip?.toLowerCase() ?? '';
-    this.report.dedoublonnage = doubleClickReport(options.doubleClick);
+    for (const c of options.rejectFiles) this.report.rejets[`url-${c}`] = this.urls.rejects[c];
+    this.report.replace('headers', { ...options.headers });
+    if (options.notifications.length) {
+      this.report.replace('notifications', {
+        mailto: options.notifications.join(', '),
+        'mail-status': 'fail',
+        'mail-error-message': 'the service has no mail server',
+      });
+    }
+    this.report.replace('dedoublonnage', doubleClickReport(options.doubleClick));
     this.sequential = sequentialStages(options);
   }
 
@@ -170,10 +199,10 @@ export class Job {
   async open(output: ResponseOutput): Promise<void> {
     this.output = output;
     await mkdir(this.dir, { recursive: true });
-    const { traces, close } = createJobTraces(join(this.dir, 'job-traces.log'), this.options.tracesLevel);
+    const { traces, close } = createJobTraces(join(this.dir, TRACES_FILE), this.options.tracesLevel);
     this.traces = traces;
     this.closeTraces = close;
-    this.deniedFile = new DeniedFile(join(this.dir, `denied-ecs.${this.options.output.extension}`), () => this.frame(), this.options.responseEncoding);
+    this.deniedFile = new DeniedFile(join(this.dir, this.deniedName), () => this.frame(), this.options.responseEncoding);
     this.rejectFiles = new RejectFiles(this.dir, this.options.rejectFiles);
     this.deps.store.create({
       id: this.id,
@@ -182,14 +211,18 @@ export class Job {
       headers: this.options.headers,
       platformsVersion: this.deps.versions.platforms_version,
     });
+    const o = this.options;
     traces.info(`New job with ID: ${this.id}`);
-    if (this.options.notifications.length) {
-      traces.warn(`Mail notifications to ${this.options.notifications.join(', ')} are not sent: the service has no mail server`);
+    traces.verbose(`Request headers: ${JSON.stringify(o.headers)}`);
+    if (o.notifications.length) {
+      traces.warn(`Mail notifications to ${o.notifications.join(', ')} are not sent: the service has no mail server`);
     }
-    for (const h of this.options.ignoredFormatHeaders) traces.warn(`${h}: unknown proxy family, header ignored (known: ezproxy, apache, squid, bibliopam)`);
-    traces.info(`Output: ${this.options.output.contentType}, response charset ${this.options.responseEncoding.charset}`);
+    for (const h of o.ignoredFormatHeaders) traces.warn(`${h}: unknown proxy family, header ignored (known: ezproxy, apache, squid, bibliopam)`);
+    traces.info(o.format ? `Log format given (${o.format.family}): ${o.format.literal}` : 'No log format given: it will be detected on the first lines');
+    traces.info(`Request charset ${o.requestCharset}; output ${o.output.contentType}, response charset ${o.responseEncoding.charset}${o.responseEncoding.compression ? `, ${o.responseEncoding.compression}` : ''}`);
+    traces.info(o.rejectFiles.size ? `Reject files: ${[...o.rejectFiles].join(', ')}` : 'No reject file asked for (Reject-Files)');
     await this.writeReport();
-    this.reportTimer = setInterval(() => void this.writeReport(), REPORT_INTERVAL_MS);
+    this.reportTimer = setInterval(() => void this.writeReport(), this.deps.config.jobs.reportIntervalMs);
     this.reportTimer.unref();
   }
 
@@ -209,8 +242,8 @@ export class Job {
       let part = 0;
       for await (const input of inputs) {
         part++;
-        if (input.name !== undefined) (this.report.files ??= {})[String(part)] = input.name;
-        this.traces.info(`Reading ${input.name ?? 'the request body'}`);
+        if (input.name !== undefined) this.report.set('files', String(part), input.name);
+        this.traces.info(`Reading ${input.name === undefined ? 'the request body' : `file ${part}: ${input.name}`}`);
         const batches = lineBatches(this.batchBytes(this.countBytes(input.bytes)), {
           batchBytes: this.deps.config.pool.batchBytes,
           maxLineBytes: this.deps.config.limits.maxLineBytes,
@@ -269,26 +302,30 @@ export class Job {
   private gate(batch: Uint8Array): Uint8Array | undefined {
     let from: number | undefined;
     const rejected: string[] = [];
-    forEachLine(batch, (bytes, start) => {
-      const line = this.decodeLine(bytes);
-      if (line === '') return true;
-      if (this.report.general['input-first-line'] === undefined) this.report.general['input-first-line'] = line;
-      const format = this.firstLineFormat(line);
-      if (format) {
-        this.format = format;
-        from = start;
-        return false;
-      }
-      this.linesRead++;
-      this.gateFailures++;
-      rejected.push(line);
-      this.traces.warn(`Line ${this.linesRead} does not match the log format: ${line.slice(0, 300)}`);
-      if (this.gateFailures >= this.options.maxParseAttempts) {
-        throw new StatusError(4003, `the first ${this.gateFailures} lines do not match ${this.options.format ? 'the given log format' : 'any known log format'} (Max-Parse-Attempts)`);
-      }
-      return true;
-    });
-    this.addRejects('unknown-formats', rejected.length, rejected);
+    try {
+      forEachLine(batch, (bytes, start) => {
+        const line = this.decodeLine(bytes);
+        if (line === '') return true;
+        this.report.general['input-first-line'] ??= line;
+        const format = this.firstLineFormat(line);
+        if (format) {
+          this.format = format;
+          from = start;
+          return false;
+        }
+        this.linesRead++;
+        this.gateFailures++;
+        rejected.push(line);
+        this.traces.warn(`Line ${this.linesRead} does not match the log format: ${line.slice(0, 300)}`);
+        if (this.gateFailures >= this.options.maxParseAttempts) {
+          throw new StatusError(4003, `the first ${this.gateFailures} lines do not match ${this.options.format ? 'the given log format' : 'any known log format'} (Max-Parse-Attempts)`);
+        }
+        return true;
+      });
+    } finally {
+      // Also when the job gives up (Max-Parse-Attempts): the lines it read were rejected.
+      this.addRejects('unknown-formats', rejected.length, rejected);
+    }
     if (from === undefined) return undefined;
     this.startParsing(this.format!);
     return batch.subarray(from);
@@ -317,7 +354,7 @@ export class Job {
     g['input-format-proxy'] = format.family;
     g['input-format-literal'] = format.literal;
     g['input-format-regex'] = format.source;
-    this.traces.info(`Log format: ${format.family} ${format.literal}`);
+    this.traces.info(`Log format${this.options.format ? '' : ' detected'} (${format.family}): ${format.literal}, first matched on line ${this.linesRead + 1}`);
     const o = this.options;
     this.spec = {
       id: this.id,
@@ -400,8 +437,9 @@ export class Job {
     for (const [category, count] of Object.entries(result.rejects) as Array<[RejectCategory, number]>) {
       this.addRejects(category, count, result.rejectedLines[category]);
     }
-    for (const [domain, n] of Object.entries(result.unknownDomains)) this.unknownDomains.set(domain, (this.unknownDomains.get(domain) ?? 0) + n);
-    for (const e of result.errors) this.traces.error(e);
+    for (const [domain, n] of Object.entries(result.unknownDomains)) this.unknownDomains.add(domain, n);
+    for (const e of result.errors) this.traces.error(`A line could not be processed (unknown-errors): ${e}`);
+    this.traces.debug(`Batch ${result.seq}: ${result.lines} lines, ${result.events.length} events, rejects ${JSON.stringify(result.rejects)}`);
     for (const event of result.events) this.sequential.push(event, this.sink);
   }
 
@@ -419,20 +457,20 @@ export class Job {
     this.output.write(event.text);
     if (this.wantFirstEvent && event.json) {
       this.wantFirstEvent = false;
-      this.report.first_event = JSON.parse(event.json);
+      this.report.replace('first_event', JSON.parse(event.json) as ReportSection);
     }
     if (this.options.cleanOnly) return;
-    const stats = this.report.stats;
-    const bump = (key: string) => { stats[key] = ((stats[key] as number | undefined) ?? 0) + 1; };
+    const report = this.report;
     if (event.platform) {
-      bump(`platform-${event.platform}`);
+      report.increment('stats', `platform-${event.platform}`);
       if (!this.platformsSeen.has(event.platform)) {
         this.platformsSeen.add(event.platform);
-        stats.platforms = this.platformsSeen.size;
+        report.stats.platforms = this.platformsSeen.size;
+        report.set('platform-versions', event.platform, this.deps.platformVersion?.(event.platform) ?? this.deps.versions.platforms_version);
       }
     }
-    if (event.rtype) bump(`rtype-${event.rtype}`);
-    if (event.mime) bump(`mime-${event.mime}`);
+    if (event.rtype) report.increment('stats', `rtype-${event.rtype}`);
+    if (event.mime) report.increment('stats', `mime-${event.mime}`);
   }
 
   progress(): JobProgress {
@@ -441,37 +479,73 @@ export class Job {
     return { bytesRead: this.bytesRead, linesRead: this.linesRead, events: this.events, denied: this.denied, rejects };
   }
 
+  /**
+   * Brings the report's counters up to date. Speeds are those since the previous write while the
+   * job runs (what a client polling the report wants to see), the job's average once it has ended.
+   */
   private refreshReport(): void {
     const g = this.report.general;
-    const elapsed = Date.now() - this.startedAt.getTime();
+    const now = Date.now();
+    const elapsed = now - this.startedAt.getTime();
     g['Job-Duration'] = formatDuration(elapsed);
     g['nb-ecs'] = this.events;
     g['nb-denied-ecs'] = this.denied;
     g['nb-lines-input'] = this.linesRead;
     g['Rejection-Rate'] = rejectionRate(this.linesRead, this.rejects);
-    const seconds = Math.max(elapsed / 1000, 0.001);
-    g['process-speed'] = `${Math.round(this.linesRead / seconds)} lignes/s`;
-    g['ecs-speed'] = `${Math.round(this.events / seconds)} ec/s`;
+    const since = this.state === 'running' ? this.speedSample : { at: this.startedAt.getTime(), lines: 0, events: 0 };
+    const seconds = Math.max((now - since.at) / 1000, 0.001);
+    g['process-speed'] = `${Math.round((this.linesRead - since.lines) / seconds)} lignes/s`;
+    g['ecs-speed'] = `${Math.round((this.events - since.events) / seconds)} ec/s`;
+    this.speedSample = { at: now, lines: this.linesRead, events: this.events };
     if (this.options.middlewares.includes('on-campus-counter')) {
       g['on-campus-accesses'] = this.onCampus;
       g['off-campus-accesses'] = this.offCampus;
     }
     for (const [c, n] of Object.entries(this.rejects) as Array<[RejectCategory, number]>) this.report.rejets[REJECT_COUNTERS[c]] = n;
+    this.report.refresh();
   }
 
-  /** Writes report.json (atomically: a reader never sees half a file) and saves progress. */
-  async writeReport(): Promise<void> {
+  /**
+   * Writes report.json (atomically: a reader never sees half a file) and saves progress. Writes
+   * run one after the other, so that a periodic write still under way never lands after the final one.
+   */
+  writeReport(): Promise<void> {
+    this.reportWrites = this.reportWrites.then(() => this.writeReportNow());
+    return this.reportWrites;
+  }
+
+  private async writeReportNow(): Promise<void> {
+    if (this.speedSample.at === 0) this.speedSample.at = this.startedAt.getTime();
     this.refreshReport();
-    this.lastReportWrite = Date.now();
-    const file = join(this.dir, 'report.json');
-    const tmp = `${file}.${this.lastReportWrite}.tmp`;
+    const file = join(this.dir, REPORT_FILE);
+    const tmp = `${file}.${process.pid}.tmp`;
     try {
       await writeFile(tmp, JSON.stringify(this.report, null, 2));
       await rename(tmp, file);
-      this.deps.store.saveProgress(this.id, { ...this.progress(), report: this.report });
+      this.deps.store.saveProgress(this.id, { ...this.progress(), report: this.report.toJSON() });
     } catch {
       // the folder may be gone (retention) or the disk full: the job's result does not depend on it
     }
+  }
+
+  /** The report's alerts (reference 6.1), computed once the job has read everything. */
+  private computeAlerts(): void {
+    const relevant = this.linesRead - (this.rejects['filtered-ecs'] ?? 0);
+    const alerts = unknownDomainAlerts(this.unknownDomains, relevant, this.options.alerts);
+    const section: ReportSection = { 'active-alerts': 'unknown-domains' };
+    alerts.forEach((text, i) => {
+      section[`alert-${i + 1}`] = text;
+      this.traces.warn(`Alert: ${text}`);
+    });
+    this.report.replace('alerts', section);
+  }
+
+  /** Traces what the job did with its lines, and says so loudly if some line is not accounted for. */
+  private traceCounts(): void {
+    const rejects = Object.entries(this.rejects).map(([c, n]) => `${c} ${n}`).join(', ');
+    this.traces.info(`${this.linesRead} lines read: ${this.events} events, ${this.denied} denied${rejects ? `; rejected: ${rejects}` : ''}`);
+    const accounted = accountedLines(this.report.toJSON());
+    if (accounted !== this.linesRead) this.traces.error(`${this.linesRead} lines read but ${accounted} accounted for`);
   }
 
   private async closeFiles(): Promise<void> {
@@ -483,10 +557,13 @@ export class Job {
     await this.closeFiles();
     this.state = 'done';
     this.report.general['Job-Done'] = true;
-    this.traces.info(`Job done: ${this.linesRead} lines read, ${this.events} events, ${this.denied} denied`);
+    this.computeAlerts();
+    this.refreshReport();
+    this.traceCounts();
+    this.traces.info(`Job done in ${formatDuration(Date.now() - this.startedAt.getTime()).trim()}`);
     await this.writeReport();
-    this.deps.store.end(this.id, 'done', { ...this.progress(), report: this.report });
     await this.closeTraces();
+    this.deps.store.end(this.id, 'done', { ...this.progress(), report: this.report.toJSON() });
     await this.output.finish();
     return 'done';
   }
@@ -503,11 +580,13 @@ export class Job {
     const g = this.report.general;
     g.status = error.code;
     g['status-message'] = error.message;
+    this.refreshReport();
+    this.traceCounts();
     this.traces.error(`Job ${outcome}: ${error.code} ${error.message}`);
     if (error.code === 5000 && err instanceof Error && err.stack) this.traces.error(err.stack);
     await this.writeReport();
-    this.deps.store.end(this.id, outcome, { ...this.progress(), report: this.report }, { code: error.code, message: error.message });
     await this.closeTraces();
+    this.deps.store.end(this.id, outcome, { ...this.progress(), report: this.report.toJSON() }, { code: error.code, message: error.message });
     if (this.output.started) await this.output.failStreaming(error.code, error.message);
     else this.onFailBeforeOutput?.(error);
     return outcome;
@@ -516,3 +595,4 @@ export class Job {
   /** Set by the route: answers an error when nothing was sent yet. */
   onFailBeforeOutput?: (error: StatusError) => void;
 }
+

@@ -1,4 +1,4 @@
-import { pino, type Logger } from 'pino';
+import { pino, type DestinationStream, type Logger } from 'pino';
 import type { TraceLevel } from './job-options.js';
 
 /** pino levels for the reference's trace levels (`verbose` sits between info and debug). */
@@ -7,11 +7,37 @@ const LEVELS: Record<TraceLevel, string> = { error: 'error', warn: 'warn', info:
 export type JobTraces = Logger<'verbose'>;
 
 /**
- * The job's `job-traces.log`: one JSON line per trace with an ISO time, the level name and the
- * message, kept at the level the job asked for (Traces-Level).
+ * One pino record as a trace line of the reference (6.3): `<ISO time> <level>: <message>`, the
+ * record's other fields after it as JSON, continuation lines (a stack) indented.
+ */
+export function traceLine(record: string): string {
+  let o: Record<string, unknown>;
+  try {
+    o = JSON.parse(record) as Record<string, unknown>;
+  } catch {
+    return record.endsWith('\n') ? record : `${record}\n`;
+  }
+  const { time, level, msg, err, ...rest } = o;
+  let text = typeof msg === 'string' ? msg : '';
+  if (Object.keys(rest).length > 0) text += ` ${JSON.stringify(rest)}`;
+  const stack = (err as { stack?: unknown } | undefined)?.stack;
+  if (typeof stack === 'string') text += `\n${stack}`;
+  return `${String(time)} ${String(level)}: ${text.replace(/\r?\n/g, '\n    ')}\n`;
+}
+
+/**
+ * The job's `job-traces.log`: timestamped, levelled text lines kept at the level the job asked
+ * for (Traces-Level), written asynchronously.
  */
 export function createJobTraces(file: string, level: TraceLevel): { traces: JobTraces; close: () => Promise<void> } {
   const destination = pino.destination({ dest: file, sync: false, mkdir: true });
+  let closed: Promise<void> | undefined;
+  const lines: DestinationStream = {
+    write: (record: string) => {
+      // A trace after the file was closed (a late worker error) is dropped, never thrown.
+      if (!closed) destination.write(traceLine(record));
+    },
+  };
   const traces = pino<'verbose'>(
     {
       level: LEVELS[level],
@@ -20,15 +46,15 @@ export function createJobTraces(file: string, level: TraceLevel): { traces: JobT
       timestamp: pino.stdTimeFunctions.isoTime,
       formatters: { level: (label) => ({ level: label }) },
     },
-    destination,
+    lines,
   );
+  // Resolves once every trace is on disk and the file is closed (end() waits for the file to open).
   const close = () =>
-    new Promise<void>((resolve) => {
-      destination.flush(() => {
-        destination.end();
-        resolve();
-      });
-    });
+    (closed ??= new Promise<void>((resolve) => {
+      destination.once('close', () => resolve());
+      destination.once('error', () => resolve());
+      destination.end();
+    }));
   return { traces, close };
 }
 

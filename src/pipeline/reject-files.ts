@@ -3,10 +3,7 @@ import { once } from 'node:events';
 import { drainOrClose } from './job-output.js';
 import { join } from 'node:path';
 import type { RejectCategory } from './stages/types.js';
-
-export function rejectFileName(category: RejectCategory): string {
-  return `lines-${category}.log`;
-}
+import { rejectFileName } from './job-files.js';
 
 /**
  * The `lines-<category>.log` files a job was asked for (Reject-Files), created at the start

@@ -8,7 +8,7 @@ import { Job } from '../pipeline/job-runner.js';
 import { requestInputs } from '../pipeline/job-inputs.js';
 import { ResponseOutput, headerSafe } from '../pipeline/job-output.js';
 import { REJECT_CATEGORIES, type RejectCategory } from '../pipeline/stages/types.js';
-import { rejectFileName } from '../pipeline/reject-files.js';
+import type { JobUrls } from '../pipeline/job-files.js';
 
 /** `unknown-formats` → `Lines-Unknown-Formats`, `pkb-miss-ecs` → `Lines-PKB-Miss-ECs`. */
 export function rejectHeaderName(category: RejectCategory): string {
@@ -16,19 +16,18 @@ export function rejectHeaderName(category: RejectCategory): string {
   return `Lines-${words.join('-')}`;
 }
 
-/** The job headers of reference 6.5, with absolute URLs from the configured public base URL. */
-export function jobHeaders(baseUrl: string, id: string, options: JobOptions, version: string): Record<string, string> {
-  const base = `${baseUrl}/${id}`;
+/** The job headers of reference 6.5, with the absolute URLs of the job's files. */
+export function jobHeaders(id: string, urls: JobUrls, version: string): Record<string, string> {
   const headers: Record<string, string> = {
     'Job-ID': id,
-    'Job-Report': `${base}/job-report.json`,
-    'Job-Traces': `${base}/job-traces.log`,
-    'Denied-ECs': `${base}/denied-ecs.${options.output.extension}`,
+    'Job-Report': urls.report,
+    'Job-Traces': urls.traces,
+    'Denied-ECs': urls.denied,
     'ezPAARSE-Version': version,
   };
   // Every Lines-* header is sent, as the reference does (its clients look for them); a file
   // that was not asked for in Reject-Files answers 404.
-  for (const c of REJECT_CATEGORIES) headers[rejectHeaderName(c)] = `${base}/${rejectFileName(c)}`;
+  for (const c of REJECT_CATEGORIES) headers[rejectHeaderName(c)] = urls.rejects[c];
   return headers;
 }
 
@@ -109,13 +108,20 @@ async function handleJobRequest(app: FastifyInstance, request: FastifyRequest, r
 
 async function runJob(app: FastifyInstance, request: FastifyRequest, res: ServerResponse, options: JobOptions, lease: RuntimeLease): Promise<void> {
   const id = randomUUID();
-  const baseUrl = app.baseUrl();
-  const headers = jobHeaders(baseUrl, id, options, app.appVersion);
   const job = new Job(
-    { config: app.config, baseUrl, pool: lease.pool, store: app.jobStore, versions: lease.versions },
+    {
+      config: app.config,
+      baseUrl: app.baseUrl(request),
+      pool: lease.pool,
+      store: app.jobStore,
+      versions: lease.versions,
+      build: app.buildInfo,
+      platformVersion: (code) => lease.platforms.sources.find((s) => s.manifest.name === code)?.manifest.version,
+    },
     options,
     { id, userId: request.user?.username, userAgent: header(request.headers, 'user-agent') },
   );
+  const headers = jobHeaders(id, job.urls, app.appVersion);
   const output = new ResponseOutput(res, () => job.frame(), options.responseEncoding, options.output.contentType, () => headers);
   job.onFailBeforeOutput = (error) => {
     discardRest(request);

@@ -1,4 +1,5 @@
 import { readFile } from 'node:fs/promises';
+import { request as httpRequest } from 'node:http';
 import { join } from 'node:path';
 
 export interface JobAnswer {
@@ -31,4 +32,51 @@ export async function jobReport(varDir: string, id: string): Promise<Record<stri
 /** The non-empty lines of a text. */
 export function lines(text: string | undefined): string[] {
   return (text ?? '').split('\n').filter((l) => l !== '');
+}
+
+export interface Fetched {
+  readonly status: number;
+  readonly headers: Headers;
+  readonly body: string;
+}
+
+export async function get(url: string, headers: Record<string, string> = {}): Promise<Fetched> {
+  const res = await fetch(url, { headers });
+  return { status: res.status, headers: res.headers, body: await res.text() };
+}
+
+/** GETs a path exactly as written (no URL normalisation of `..`, `%2e`, backslashes). */
+export function rawGet(base: string, path: string): Promise<{ status: number; headers: Record<string, string | string[] | undefined>; body: string }> {
+  const { hostname, port } = new URL(base);
+  return new Promise((resolve, reject) => {
+    const req = httpRequest({ hostname, port, path, method: 'GET' }, (res) => {
+      let body = '';
+      res.setEncoding('utf8');
+      res.on('data', (c: string) => { body += c; });
+      res.on('end', () => resolve({ status: res.statusCode ?? 0, headers: res.headers, body }));
+      res.on('error', reject);
+    });
+    req.on('error', reject);
+    req.end();
+  });
+}
+
+/** The parsed report.json of a job. */
+export async function report(base: string, id: string): Promise<Record<string, Record<string, unknown>>> {
+  const res = await fetch(`${base}/${id}/job-report.json`);
+  if (res.status !== 200) throw new Error(`report of ${id}: HTTP ${res.status}`);
+  return (await res.json()) as Record<string, Record<string, unknown>>;
+}
+
+/** A job whose upload stays open: `push` sends more text, `push(null)` ends it; `response` resolves at the first event. */
+export function openJob(base: string, first: string, headers: Record<string, string> = {}): { push: (text: string | null) => void; response: Promise<Response> } {
+  let push!: (text: string | null) => void;
+  const body = new ReadableStream<Uint8Array>({
+    start(controller) {
+      push = (text) => (text === null ? controller.close() : controller.enqueue(new TextEncoder().encode(text)));
+    },
+  });
+  push(first);
+  const response = fetch(`${base}/`, { method: 'POST', body, headers: { Accept: 'text/csv', ...headers }, duplex: 'half' } as RequestInit);
+  return { push, response };
 }

@@ -211,12 +211,42 @@ t.test('names in paths: no way out of their folder or table', async (t) => {
     ['GET', '/info/codes/..%2F..%2Fpackage.json', [404]],
     ['GET', '/..%2F..%2Fvar%2Flogsift.sqlite', [404]],
     ['GET', '/%2e%2e/%2e%2e/etc/passwd', [404, 400]],
+    ['GET', '/../package.json', [404, 400]],
+    ['GET', '/..%2fpackage.json', [404]],
+    ['GET', '/%2e%2e/package.json', [404]],
+    ['GET', '/public/../../package.json', [404]],
+    ['GET', '/logsift.css/..%2f..%2fpackage.json', [404]],
+    ['GET', '/..\\..\\package.json', [404, 400]],
+    ['GET', '/var/logsift.sqlite', [404]],
   ];
+  // A real job, and the names of its files tried with ways out of its folder.
+  const job = await post(server.url, LINES, { ...FORMAT, 'Reject-Files': 'all' });
+  const id = String(job.headers['job-id']);
+  t.equal(job.status, 200);
+  t.equal((await fetch(`${server.url}/${id}/job-traces.log`)).status, 200, 'a job file');
+  for (const prefix of ['', '/api/logs']) {
+    attempts.push(
+      ['GET', `${prefix}/${id}/..%2F..%2F..%2Fpackage.json`, [404]],
+      ['GET', `${prefix}/${id}/..%2Freport.json`, [404]],
+      ['GET', `${prefix}/${id}/report.json`, [404]],
+      ['GET', `${prefix}/${id}/lines-..%2F..%2Fx.log`, [404]],
+      ['GET', `${prefix}/${id}/%2e%2e`, [404]],
+      ['GET', `${prefix}/${id}/job-traces.log%00.txt`, [404]],
+      ['GET', `${prefix}/${id}%2F..%2F..%2Flogsift.sqlite/job-traces.log`, [404]],
+      ['GET', `${prefix}/..%2F..%2Fetc/passwd`, [404]],
+      ['GET', `${prefix}/%2e%2e/job-report.json`, [404]],
+      ['GET', `${prefix}/${id.toUpperCase()}/job-report.json`, [404, 200]],
+      ['GET', `${prefix}/${id.slice(0, -1)}0/job-report.json`, [404]],
+      ['GET', `${prefix}/.%2E/.%2E/job-report.html`, [404]],
+    );
+  }
   for (const [method, path, statuses] of attempts) {
-    const res = await fetch(server.url + path, { method, headers: admin });
-    const body = await res.text();
+    // Sent on a socket as written: URL parsers (fetch, http.request with a URL) resolve `..` and `%2e%2e` first.
+    const answer = await raw(server.url, `${method} ${path} HTTP/1.1\r\nHost: x\r\nConnection: close\r\nAuthorization: ${admin.authorization}\r\nContent-Length: 0\r\n\r\n`);
+    const status = Number(answer.slice(9, 12));
+    const body = answer.slice(answer.indexOf('\r\n\r\n') + 4);
     tried++;
-    t.ok(statuses.includes(res.status), `${method} ${path}: ${res.status}`);
+    t.ok(statuses.includes(status), `${method} ${path}: ${status}`);
     t.notMatch(body, /root:|"dependencies"|SQLite format/, `${method} ${path}: nothing from outside`);
   }
   t.equal(server.app.userStore.count(), 1, 'the administrator is still there');

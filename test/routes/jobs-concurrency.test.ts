@@ -1,11 +1,10 @@
 import t, { type Test } from 'tap';
-import { execFile } from 'node:child_process';
+import { spawn } from 'node:child_process';
 import { createHash } from 'node:crypto';
 import { once } from 'node:events';
-import { readFile, writeFile } from 'node:fs/promises';
+import { open, readFile } from 'node:fs/promises';
 import { request, type IncomingMessage } from 'node:http';
 import { join } from 'node:path';
-import { promisify } from 'node:util';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { startApp, type TestApp } from '../helpers/app.js';
 import { shared } from '../helpers/shared.js';
@@ -61,8 +60,12 @@ async function benchLog(t: Test): Promise<Buffer | undefined> {
   if (!maker || !csvDir) return undefined;
   const dir = await tempDir(t, 'logsift-bench-');
   const file = join(dir, 'bench.log');
-  const { stdout } = await promisify(execFile)(process.execPath, [maker, '--csv-dir', csvDir, '--lines', String(LINES), '--seed', '42'], { maxBuffer: 1 << 30, encoding: 'buffer' });
-  await writeFile(file, stdout);
+  // Written straight to a file: a pipe of a few hundred megabytes is not what the tool expects.
+  const out = await open(file, 'w');
+  const child = spawn(process.execPath, [maker, '--csv-dir', csvDir, '--lines', String(LINES), '--seed', '42'], { stdio: ['ignore', out.fd, 'ignore'] });
+  const [code] = (await once(child, 'exit')) as [number];
+  await out.close();
+  if (code !== 0) throw new Error(`make-log.js exited with ${code}`);
   return readFile(file);
 }
 

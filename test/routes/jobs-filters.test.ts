@@ -27,48 +27,8 @@ if (!shared(t, 'datasets') || !shared(t, 'exclusions') || !shared(t, 'pkb')) {
   t.teardown(() => app.close());
   const post = (file: string | Uint8Array, headers: Record<string, string> = {}) => postJob(app.url, typeof file === 'string' ? data(file) : file, headers);
 
-  t.test('job-logs: reject files of the filters', async (t) => {
-    const cases: Array<[string, string, Record<string, string>, number, number[]]> = [
-      // file, category, extra headers, events expected, input lines expected in the reject file (1-based)
-      ['ignored-domain.log', 'ignored-domains', {}, 0, [1]],
-      ['unknown-domain.log', 'unknown-domains', {}, 0, [1]],
-      ['unqualified-ec.log', 'unqualified-ecs', {}, 0, [1]],
-      ['duplicate-ecs.log', 'duplicate-ecs', {}, 1, [1]],
-      ['unordered-ecs.log', 'unordered-ecs', {}, 1, [2]],
-      ['filtered-ecs.log', 'filtered-ecs', {}, 1, [2]],
-      ['robot-ec.log', 'robots-ecs', {}, 0, [1]],
-    ];
-    for (const [file, category, extra, events, rejected] of cases) {
-      const res = await post(file, { 'Reject-Files': category, ...extra });
-      t.equal(res.status, 200, `${file}: 200`);
-      const rows = lines(res.body);
-      t.equal(Math.max(rows.length - 1, 0), events, `${file}: ${events} event(s)`);
-      if (events === 0) t.equal(res.body, '', `${file}: empty body`);
-      const input = inputLines(file);
-      t.same(lines(await jobFile(app.varDir, res.id, `lines-${category}.log`)), rejected.map((n) => input[n - 1]), `${file}: lines-${category}.log`);
-    }
-  });
-
-  t.test('job-logs @11: Reject-Files none still counts, writes no file', async (t) => {
-    const res = await post('unordered-ecs.log', { 'Reject-Files': 'none' });
-    t.equal(lines(res.body).length, 2);
-    t.ok(res.headers.get('lines-unordered-ecs'));
-    t.equal(await jobFile(app.varDir, res.id, 'lines-unordered-ecs.log'), undefined);
-    t.equal((await jobReport(app.varDir, res.id)).rejets['nb-lines-unordered-ecs'], 1);
-  });
-
-  t.test('job-logs @12: 401 and 403 go to the denied file', async (t) => {
-    const res = await post('sd.denied.log', { 'Reject-Files': 'none' });
-    t.equal(res.body, '');
-    t.equal(lines(await jobFile(app.varDir, res.id, 'denied-ecs.csv')).length, 3);
-    t.equal((await jobReport(app.varDir, res.id)).general['nb-denied-ecs'], 2);
-  });
-
-  t.test('job-logs @14: redirects pass when not filtered', async (t) => {
-    const res = await post('filtered-ecs.log', { 'ezPAARSE-Filter-Redirects': 'false' });
-    t.equal(lines(res.body).length, 3);
-  });
-
+  // job-logs @01–@16 (reject files, denied file, redirects) are in test/routes/job-logs.test.ts,
+  // read through the job-file routes; @16's robot marking stays here.
   t.test('job-logs @16: Disable-Filters robots keeps the robot, marked', async (t) => {
     const res = await post('robot-ec.log', { ...JSON_OUT, 'Disable-Filters': 'robots' });
     const ecs = json(res.body);

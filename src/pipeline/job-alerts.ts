@@ -1,0 +1,55 @@
+/** Alerts of the job report (reference 6.1, `alerts`): unknown domains that weigh in a log. */
+
+export interface AlertOptions {
+  /** relevant lines (read − filtered) a log must exceed before alerts are computed */
+  readonly activationThreshold: number;
+  /** percentage of relevant lines from which an unknown domain raises an alert */
+  readonly unknownDomainsRate: number;
+}
+
+export const DEFAULT_ALERT_OPTIONS: AlertOptions = Object.freeze({ activationThreshold: 1000, unknownDomainsRate: 10 });
+
+/**
+ * Counts lines per unknown domain in bounded memory. Up to `capacity` domains the counts are
+ * exact; beyond, the Misra–Gries summary keeps every domain holding more than 1/capacity of the
+ * lines (alerts start at 1 %), each undercounted by at most that share.
+ */
+export class DomainTally {
+  private readonly counts = new Map<string, number>();
+
+  constructor(private readonly capacity = 10_000) {}
+
+  add(domain: string, n = 1): void {
+    const current = this.counts.get(domain);
+    if (current !== undefined || this.counts.size < this.capacity) {
+      this.counts.set(domain, (current ?? 0) + n);
+      return;
+    }
+    // Full: the newcomer and every tracked domain lose the same amount; zeros make room.
+    let dec = n;
+    for (const v of this.counts.values()) if (v < dec) dec = v;
+    for (const [d, v] of this.counts) {
+      if (v <= dec) this.counts.delete(d);
+      else this.counts.set(d, v - dec);
+    }
+    if (n > dec) this.counts.set(domain, n - dec);
+  }
+
+  entries(): Array<[string, number]> {
+    return [...this.counts];
+  }
+}
+
+/**
+ * `<domain> is unknown but represents <rate>% of the log lines` for each unknown domain whose
+ * share of the relevant lines reaches the rate, largest first; none under the activation threshold.
+ */
+export function unknownDomainAlerts(tally: DomainTally, relevantLines: number, opts: AlertOptions): string[] {
+  if (relevantLines <= opts.activationThreshold) return [];
+  return tally
+    .entries()
+    .map(([domain, n]) => [domain, Math.round((n / relevantLines) * 100)] as const)
+    .filter(([, rate]) => rate >= opts.unknownDomainsRate)
+    .sort((a, b) => b[1] - a[1] || (a[0] < b[0] ? -1 : 1))
+    .map(([domain, rate]) => `${domain} is unknown but represents ${rate}% of the log lines`);
+}

@@ -1,0 +1,117 @@
+import { createReadStream } from 'node:fs';
+import { readFile, stat } from 'node:fs/promises';
+import { join } from 'node:path';
+import type { FastifyInstance, FastifyReply, FastifyRequest, preHandlerAsyncHookHandler } from 'fastify';
+import { isJobId, isServedFileName, jobDir, REPORT_FILE } from '../pipeline/job-files.js';
+import { renderReportHtml, reportLanguage, REPORT_HTML_CSP } from '../pipeline/report-html.js';
+import type { ReportData } from '../pipeline/job-report.js';
+import { mayAccessJob } from '../plugins/auth.js';
+import { ApiError, errorBody, sendApiError } from '../http-errors.js';
+
+/** Files larger than this are sent as attachments (reference: 500 KiB). */
+const INLINE_MAX_BYTES = 500 * 1024;
+
+export interface JobFilesOptions {
+  /**
+   * Who may read a job's files. It runs as the routes' preHandler, after the job id and the file
+   * name have been checked (`request.params.jobId` is a valid id); it refuses by replying (401,
+   * 403). Without it, whoever knows a job's id reads its files, as in the reference.
+   */
+  readonly access?: preHandlerAsyncHookHandler;
+}
+
+/**
+ * The accounts' rule: a login when AUTH_JOBS asks for one (as for submitting), and the files of a
+ * job submitted with a login only for its submitter and the administrators.
+ */
+export function jobFileAccess(app: FastifyInstance): preHandlerAsyncHookHandler {
+  return async (request, reply) => {
+    const refused = await app.requireJobAccess(request, reply);
+    if (refused) return refused;
+    const { jobId } = request.params as FileParams;
+    if (!mayAccessJob(request.user ?? null, app.jobStore.get(jobId)?.user_id)) return sendApiError(reply, new ApiError(403, 'forbidden'));
+  };
+}
+
+interface FileParams {
+  jobId: string;
+  file?: string;
+}
+
+function notFound(reply: FastifyReply, code: string): FastifyReply {
+  return reply.code(404).type('application/json; charset=utf-8').send(errorBody(404, code));
+}
+
+/** Text content types by extension; the compressed denied files are binary. */
+function contentType(name: string): string {
+  if (name.endsWith('.gz')) return 'application/gzip';
+  if (name.endsWith('.zz')) return 'application/octet-stream';
+  // Reject lines and traces are written in UTF-8; the denied file in the job's response charset.
+  if (name.startsWith('denied-ecs.')) {
+    const ext = name.slice(name.lastIndexOf('.') + 1);
+    return ({ csv: 'text/csv', txt: 'text/tab-separated-values', json: 'application/json' } as Record<string, string>)[ext] ?? 'text/plain';
+  }
+  return 'text/plain; charset=utf-8';
+}
+
+/**
+ * A job's files: `/{jobID}/job-report.json`, `/job-report.html`, `/job-traces.log`,
+ * `/lines-<category>.log`, `/denied-ecs.<ext>` (also under /api/logs). Only a job id and a name
+ * of the closed list ever reach a path; anything else is a 404.
+ */
+export default async function jobFileRoutes(app: FastifyInstance, opts: JobFilesOptions): Promise<void> {
+  const varDir = app.config.varDir;
+
+  const checkNames = async (request: FastifyRequest, reply: FastifyReply) => {
+    const { jobId, file } = request.params as FileParams;
+    if (!isJobId(jobId)) return notFound(reply, 'jobNotFound');
+    if (file !== undefined && !isServedFileName(file)) return notFound(reply, 'fileNotFound');
+  };
+  const hooks = { preValidation: checkNames, preHandler: opts.access ? [opts.access] : [] };
+
+  app.get('/:jobId/job-report.json', hooks, async (request, reply) => {
+    const { jobId } = request.params as FileParams;
+    const text = await readFile(join(jobDir(varDir, jobId), REPORT_FILE), 'utf8').catch(() => undefined);
+    if (text === undefined) return notFound(reply, 'reportNotFound');
+    return reply
+      .type('application/json; charset=utf-8')
+      .header('Content-Disposition', `attachment; filename="${jobId.slice(0, 8)}_report.json"`)
+      .header('Cache-Control', 'no-cache')
+      .header('X-Content-Type-Options', 'nosniff')
+      .send(text);
+  });
+
+  app.get('/:jobId/job-report.html', hooks, async (request, reply) => {
+    // `standalone=1` is accepted and changes nothing: the page is always self-contained.
+    const { jobId } = request.params as FileParams;
+    const text = await readFile(join(jobDir(varDir, jobId), REPORT_FILE), 'utf8').catch(() => undefined);
+    if (text === undefined) return notFound(reply, 'reportNotFound');
+    const report = JSON.parse(text) as ReportData;
+    return reply
+      .type('text/html; charset=utf-8')
+      .header('Content-Security-Policy', REPORT_HTML_CSP)
+      .header('Cache-Control', 'no-cache')
+      .header('X-Content-Type-Options', 'nosniff')
+      .header('Referrer-Policy', 'no-referrer')
+      .header('Vary', 'Accept-Language')
+      .send(renderReportHtml(report, reportLanguage(request.headers['accept-language'])));
+  });
+
+  app.get('/:jobId/:file', hooks, async (request, reply) => {
+    const { jobId, file } = request.params as Required<FileParams>;
+    const path = join(jobDir(varDir, jobId), file);
+    const info = await stat(path).catch(() => undefined);
+    if (!info?.isFile()) return notFound(reply, 'fileNotFound');
+    reply
+      .type(contentType(file))
+      .header('Content-Length', info.size)
+      .header('Cache-Control', 'no-cache')
+      .header('X-Content-Type-Options', 'nosniff');
+    if (info.size > INLINE_MAX_BYTES || /\.(gz|zz)$/.test(file)) {
+      reply.header('Content-Disposition', `attachment; filename="${jobId.slice(0, 8)}_${file}"`);
+    }
+    if (info.size === 0) return reply.send('');
+    // The size was taken before reading: a file still growing is sent as it was then.
+    return reply.send(createReadStream(path, { start: 0, end: info.size - 1 }));
+  });
+}

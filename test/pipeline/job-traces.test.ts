@@ -1,0 +1,26 @@
+import t from 'tap';
+import { mkdtemp, readFile, rm } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { createJobTraces, traceLine } from '../../src/pipeline/job-traces.js';
+
+t.test('pino records become reference trace lines', async (t) => {
+  t.equal(traceLine('{"level":"info","time":"2026-06-24T13:35:08.123Z","msg":"New job with ID: x"}\n'), '2026-06-24T13:35:08.123Z info: New job with ID: x\n');
+  t.equal(traceLine('{"level":"warn","time":"T","msg":"a","file":"b.log"}'), 'T warn: a {"file":"b.log"}\n', 'other fields follow as JSON');
+  t.equal(traceLine('{"level":"error","time":"T","msg":"failed","err":{"stack":"Error: x\\n    at y"}}'), 'T error: failed\n    Error: x\n        at y\n', 'a stack is indented under its line');
+  t.equal(traceLine('{"level":"error","time":"T","msg":"two\\nlines"}'), 'T error: two\n    lines\n', 'a message never starts a line of its own');
+});
+
+t.test('a job\'s traces keep the level asked for', async (t) => {
+  const dir = await mkdtemp(join(tmpdir(), 'logsift-traces-'));
+  t.teardown(() => rm(dir, { recursive: true, force: true }));
+  const levels = ['error', 'warn', 'info', 'verbose', 'debug'] as const;
+  for (const level of levels) {
+    const file = join(dir, `${level}.log`);
+    const { traces, close } = createJobTraces(file, level);
+    for (const l of levels) traces[l](`a ${l} message`);
+    await close();
+    const written = (await readFile(file, 'utf8')).split('\n').filter(Boolean).map((l) => l.split(' ')[1]);
+    t.same(written, levels.slice(0, levels.indexOf(level) + 1).map((l) => `${l}:`), `${level}: ${written.join(' ')}`);
+  }
+});

@@ -1,0 +1,89 @@
+import t from 'tap';
+import { startApp, type TestApp } from '../helpers/app.js';
+import { get, postJob, report } from '../helpers/jobs.js';
+
+const GOOD = '10.0.0.1 - A [30/Nov/2012:00:10:00 +0100] "GET http://www.sciencedirect.com:80/science/article/pii/S0012160612004174 HTTP/1.1" 200 1';
+const LOG = `garbage first line\n${GOOD}\n`;
+const SPOOF = { Host: 'evil.example', 'X-Forwarded-Host': 'evil.example', 'X-Forwarded-Proto': 'https' };
+
+/** Every URL a job announces, in its headers and its report. */
+async function announcedUrls(base: string, headers: Record<string, string>) {
+  const res = await postJob(base, LOG, headers);
+  const fromHeaders = [...res.headers].filter(([n]) => /^(job-report|job-traces|denied-ecs|lines-)/.test(n)).map(([, v]) => v);
+  const r = await report(base, res.id!);
+  const fromReport = [r.general['URL-Report'], r.general['URL-Traces'], r.general['url-denied-ecs'], r.general['result-file-ecs']] as string[];
+  return { id: res.id!, urls: [...fromHeaders, ...fromReport] };
+}
+
+let app: TestApp;
+t.before(async () => {
+  app = await startApp();
+});
+t.teardown(() => app.close());
+
+t.test('job URLs come from the listening address, never from a client Host or X-Forwarded-*', async (t) => {
+  const { id, urls } = await announcedUrls(app.url, SPOOF);
+  t.equal(urls.length, 3 + 11 + 4, 'report, traces, denied and 11 Lines-* headers; 4 URLs in the report');
+  for (const url of urls) t.ok(url.startsWith(`${app.url}/${id}`), url);
+});
+
+t.test('behind a trusted proxy (TRUST_PROXY), the forwarded host and protocol', async (t) => {
+  const proxied = await startApp({ trustProxy: true });
+  t.teardown(() => proxied.close());
+  const { id, urls } = await announcedUrls(proxied.url, { 'X-Forwarded-Host': 'logs.example.org', 'X-Forwarded-Proto': 'https' });
+  for (const url of urls) t.ok(url.startsWith(`https://logs.example.org/${id}`), url);
+});
+
+t.test('PUBLIC_BASE_URL wins over everything', async (t) => {
+  const configured = await startApp({ publicBaseUrl: 'https://stats.example.org/logsift', trustProxy: true });
+  t.teardown(() => configured.close());
+  const { id, urls } = await announcedUrls(configured.url, SPOOF);
+  for (const url of urls) t.ok(url.startsWith(`https://stats.example.org/logsift/${id}`), url);
+});
+
+t.test('Traces-Level keeps the traces at or above the level asked for', async (t) => {
+  const levels = ['error', 'warn', 'info', 'verbose', 'debug'];
+  for (const [i, level] of levels.entries()) {
+    const res = await postJob(app.url, LOG, { 'Traces-Level': level });
+    t.equal(res.status, 200);
+    const traces = (await get(`${app.url}/${res.id}/job-traces.log`)).body;
+    const seen = new Set([...traces.matchAll(/^\S+Z (\w+): /gm)].map((m) => m[1]));
+    for (const [j, other] of levels.entries()) {
+      // This job traces no error; every other level has at least one message.
+      if (other === 'error') continue;
+      t.equal(seen.has(other), j <= i, `${level}: ${other} lines ${j <= i ? '' : 'not '}written`);
+    }
+    for (const l of traces.split('\n').filter(Boolean)) {
+      t.match(l, /^(\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}\.\d{3}Z (error|warn|info|verbose|debug): |    )/, 'timestamped, levelled lines');
+    }
+    if (level === 'info') {
+      t.match(traces, /info: New job with ID: /);
+      t.match(traces, /warn: Line 1 does not match the log format: garbage first line/);
+      t.match(traces, /info: Log format detected \(ezproxy\)/);
+      t.match(traces, /info: Reading the request body/);
+      t.match(traces, /info: 2 lines read: 1 events, 0 denied; rejected: unknown-formats 1/);
+      t.match(traces, /info: Job done in /);
+    }
+  }
+  const silly = await postJob(app.url, LOG, { 'Traces-Level': 'silly' });
+  t.equal(silly.status, 200, 'silly (winston) is taken as debug');
+  const bad = await postJob(app.url, LOG, { 'Traces-Level': 'loud' });
+  t.equal(bad.status, 400);
+  t.equal(JSON.parse(bad.body).code, 4030);
+  t.equal(bad.headers.get('service-status'), '4030');
+});
+
+t.test('a failed job traces its error and reports its status', async (t) => {
+  const res = await postJob(app.url, 'nothing\nthat\nlooks\nlike\na\nlog\n', { 'Max-Parse-Attempts': '3' });
+  t.equal(res.status, 400);
+  t.ok(res.id, 'the error answer still names the job');
+  const traces = (await get(`${app.url}/${res.id}/job-traces.log`)).body;
+  t.match(traces, /error: Job failed: 4003 /);
+  const r = await report(app.url, res.id!);
+  t.equal(r.general['Job-Done'], false);
+  t.equal(r.general.status, 4003);
+  t.match(r.general['status-message'], /Line format was not recognized/);
+  t.equal(r.general['nb-lines-input'], 3, 'the lines read before it gave up');
+  t.equal(r.rejets['nb-lines-unknown-formats'], 3);
+  t.notMatch(traces, /accounted for/, 'every line read is accounted for');
+});

@@ -1,0 +1,123 @@
+import t from 'tap';
+import { createHash } from 'node:crypto';
+import { cp, mkdtemp, mkdir, rm, writeFile } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { startApp, type TestApp } from '../helpers/app.js';
+import { shared } from '../helpers/shared.js';
+import { get, lines, postJob, report } from '../helpers/jobs.js';
+import { PROJECT_ROOT, SHARED_DIR } from '../../src/paths.js';
+import { REJECT_CATEGORIES } from '../../src/pipeline/stages/types.js';
+import { accountedLines, REJECT_COUNTERS } from '../../src/pipeline/job-report.js';
+
+/**
+ * The books balance: every input line ends in exactly one place (an event, the denied file, or
+ * one reject category), and the report's counters say so. Each line of the log below names where
+ * it must end. (No ignored-hosts line: the reference's host list is empty.)
+ */
+
+type Place = 'event' | 'denied' | (typeof REJECT_CATEGORIES)[number];
+
+const sdPdf = (pii: string) => `http://pdn.sciencedirect.com:80/science?_ob=MiamiImageURL&_pii=${pii}&pid=1-s2.0-${pii}-main.pdf`;
+const sdArticle = (pii: string) => `http://www.sciencedirect.com:80/science/article/pii/${pii}`;
+const sdJournal = 'http://www.sciencedirect.com:80/science/journal/00121606';
+
+function line(host: string, login: string, time: string, url: string, status = 200): string {
+  return `${host} - ${login} [30/Nov/2012:${time} +0100] "GET ${url} HTTP/1.1" ${status} 4444`;
+}
+
+/** [line, where it ends] */
+const LOG: Array<[string, Place]> = [
+  [line('10.0.0.1', 'ALICE', '00:01:00', sdPdf('S0012160612004174')), 'event'],
+  [line('10.0.0.2', 'BOB', '00:02:00', sdJournal), 'event'],
+  ['This line does not look like any kind of log', 'unknown-formats'],
+  [line('10.0.0.3', 'CAROL', '00:03:00', sdArticle('S0012160612000001')).replace('30/Nov/2012', '31/Foo/2012'), 'unknown-formats'],
+  [line('10.0.0.4', 'DAVE', '00:04:00', 'https://www.pamplemousse.fr/be-fruit.html'), 'unknown-domains'],
+  [line('10.0.0.5', 'ERIN', '00:05:00', 'http://www.sciencedirect.com:80/nothing-interesting.html'), 'unqualified-ecs'],
+  [line('10.0.0.6', 'FRANK', '00:06:00', sdJournal, 301), 'filtered-ecs'],
+  [line('10.0.0.7', 'GRACE', '00:07:00', 'http://www.sciencedirect.com:80/static/style.css'), 'filtered-ecs'],
+  [line('10.0.0.8', 'HEIDI', '00:08:00', sdJournal, 401), 'denied'],
+  [line('10.0.0.9', 'IVAN', '00:09:00', sdJournal, 403), 'denied'],
+  [line('10.0.0.10', 'JUDY', '00:10:00', 'http://boom.example.org/article/1'), 'unknown-errors'],
+  [line('10.0.0.11', 'KARL', '00:11:00', 'https://www.google.fr/search?q=euler'), 'ignored-domains'],
+  [line('209.185.108.20', 'LEO', '00:12:00', sdArticle('S0012160612000002')), 'robots-ecs'],
+  [line('10.0.0.13', 'MALLORY', '00:13:00', sdArticle('S0967064508000301')), 'duplicate-ecs'],
+  [line('10.0.0.13', 'MALLORY', '00:13:06', sdArticle('S0967064508000301')), 'event'],
+  [line('10.0.0.14', 'NIAJ', '00:14:00', sdArticle('S0012160612000003')), 'event'],
+  [line('10.0.0.15', 'OLIVIA', '00:13:55', sdPdf('S0012160612000004')), 'unordered-ecs'],
+];
+
+const sha1 = (text: string) => createHash('sha1').update(text).digest('hex');
+
+let app: TestApp;
+let platformsDir: string;
+// The reference's exclusion lists and knowledge bases (../shared), or a visible skip.
+const ready = shared(t, 'exclusions') !== undefined && shared(t, 'pkb') !== undefined;
+
+if (ready) t.before(async () => {
+  // The real sd platform, and a community-style parser that throws: its lines are unknown errors.
+  platformsDir = await mkdtemp(join(tmpdir(), 'logsift-platforms-'));
+  await cp(join(PROJECT_ROOT, 'repos', 'platforms', 'sd'), join(platformsDir, 'sd'), { recursive: true });
+  await mkdir(join(platformsDir, 'boom'));
+  await writeFile(join(platformsDir, 'boom', 'manifest.json'), JSON.stringify({ name: 'boom', longname: 'Throws', domains: ['boom.example.org'] }));
+  await writeFile(join(platformsDir, 'boom', 'parser.js'), "module.exports = { execute() { throw new Error('boom: this parser always fails'); } };\n");
+  // The reference's exclusion lists (robots, ignored domains) and knowledge bases.
+  app = await startApp({ platformsDir }, { EXCLUSIONS_DIRS: join(SHARED_DIR, 'exclusions'), PKB_DIRS: join(SHARED_DIR, 'pkb') });
+});
+if (ready) t.teardown(async () => {
+  await app.close();
+  await rm(platformsDir, { recursive: true, force: true });
+});
+
+t.test('every input line ends in exactly one place, and the report adds up', { skip: !ready }, async (t) => {
+  // An empty line in the middle and CRLF endings: neither is a line of its own.
+  const input = LOG.map(([l]) => l);
+  const body = [...input.slice(0, 2), '', ...input.slice(2)].join('\r\n');
+  const res = await postJob(app.url, body, { 'Reject-Files': 'all', 'Crypted-Fields': 'none' });
+  t.equal(res.status, 200);
+
+  // Where each line went, by its SHA-1 (the events' log_id; the reject files hold the lines).
+  const places = new Map<string, Place[]>();
+  const put = (hash: string, place: Place) => places.set(hash, [...(places.get(hash) ?? []), place]);
+  const csvIds = (text: string) => {
+    const [head, ...records] = lines(text);
+    const col = head.split(';').indexOf('log_id');
+    return records.map((r) => r.split(';')[col]);
+  };
+  for (const id of csvIds(res.body)) put(id, 'event');
+  const denied = await get(res.headers.get('denied-ecs')!);
+  for (const id of csvIds(denied.body)) put(id, 'denied');
+  const files: Record<string, string[]> = {};
+  for (const c of REJECT_CATEGORIES) {
+    const f = await get(res.headers.get(`lines-${c}`)!);
+    t.equal(f.status, 200, `lines-${c}.log is there (Reject-Files: all)`);
+    files[c] = lines(f.body);
+    if (c !== 'pkb-miss-ecs') for (const l of files[c]) put(sha1(l), c);
+  }
+
+  for (const [l, expected] of LOG) t.same(places.get(sha1(l)), [expected], `${expected}: ${l.slice(0, 90)}`);
+
+  const r = await report(app.url, res.id!);
+  const g = r.general;
+  t.equal(g['nb-lines-input'], LOG.length, 'non-empty lines read');
+  t.equal(accountedLines(r as never), LOG.length, 'events + denied + rejects = lines read');
+  const count = (p: Place) => LOG.filter(([, place]) => place === p).length;
+  t.equal(g['nb-ecs'], count('event'));
+  t.equal(g['nb-denied-ecs'], count('denied'));
+  for (const c of REJECT_CATEGORIES) {
+    if (c === 'pkb-miss-ecs') continue;
+    t.equal(r.rejets[REJECT_COUNTERS[c]], count(c), `${REJECT_COUNTERS[c]}`);
+    t.equal(files[c].length, count(c), `lines-${c}.log holds as many lines as counted`);
+  }
+  // A knowledge-base miss is informational: the event went on through the chain, and ended as an
+  // event, a denied event, or later in the sequential stages (double clicks, chronology).
+  t.equal(r.rejets['nb-lines-pkb-miss-ecs'], files['pkb-miss-ecs'].length);
+  t.ok(files['pkb-miss-ecs'].length > 0, 'the sd knowledge base misses some titles here');
+  for (const l of files['pkb-miss-ecs']) {
+    t.ok(['event', 'denied', 'duplicate-ecs', 'unordered-ecs'].includes(places.get(sha1(l))?.[0] ?? ''), `pkb-miss went through the chain: ${l.slice(0, 90)}`);
+  }
+
+  const traces = await get(res.headers.get('job-traces')!);
+  t.match(traces.body, /error: A line could not be processed \(unknown-errors\): Error: boom: this parser always fails/);
+  t.notMatch(traces.body, /accounted for/, 'the job found its books balanced');
+});

@@ -6,6 +6,7 @@ import iconv from 'iconv-lite';
 import { startApp, EZPROXY_DEFAULT, type TestApp } from '../helpers/app.js';
 import { post, type HttpResult } from '../helpers/http.js';
 import { jobReport } from '../helpers/jobs.js';
+import { PROJECT_ROOT } from '../../src/paths.js';
 
 /**
  * A corpus of hostile or broken uploads, each with the answer it must get. The inputs are made
@@ -250,5 +251,10 @@ t.test('names in paths: no way out of their folder or table', async (t) => {
     t.notMatch(body, /root:|"dependencies"|SQLite format/, `${method} ${path}: nothing from outside`);
   }
   t.equal(server.app.userStore.count(), 1, 'the administrator is still there');
+  // No answer tells where the service's files are (reference §7.16: /info leaked file paths).
+  for (const path of ['/info/platforms', '/info/codes', `/${id}/job-report.json`, `/${id}/job-traces.log`]) {
+    const text = await (await fetch(server.url + path, { headers: admin })).text();
+    t.notOk(text.includes(PROJECT_ROOT) || text.includes(server.varDir), `${path}: no server path`);
+  }
   t.comment(`path traversal attempts: ${tried}`);
 });

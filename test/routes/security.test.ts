@@ -117,3 +117,34 @@ t.test('logins from another site cannot act as the administrator', async (t) => 
   t.equal(res.statusCode, 403);
   t.ok(ta.app.userStore.get(USER.userid));
 });
+
+t.test('job files: credentials and the salt are never recorded; the HTML report has a strict policy', async (t) => {
+  const ta = await testApp(t);
+  const { admin, user } = await withUsers(t, ta);
+  const url = await ta.listen();
+  const line = '1.2.3.4 - JOHN [30/Nov/2012:00:14:18 +0100] "GET http://www.sciencedirect.com/science/article/pii/S0967064508000301 HTTP/1.1" 200 224846\n';
+  const res = await fetch(`${url}/`, {
+    method: 'POST', body: line.repeat(5),
+    headers: { authorization: admin, 'Crypting-Salt': 'the-secret-salt-42', 'Log-Format-ezproxy': '%h %l %u %t "%r" %s %b', 'Reject-Files': 'all' },
+  });
+  await res.text();
+  const id = res.headers.get('job-id')!;
+  const texts: string[] = [];
+  for (const file of ['job-report.json', 'job-report.html', 'job-traces.log']) {
+    const r = await fetch(`${url}/${id}/${file}`, { headers: { authorization: admin } });
+    t.equal(r.status, 200, file);
+    texts.push(await r.text());
+    if (file === 'job-report.html') {
+      const csp = r.headers.get('content-security-policy') ?? '';
+      t.match(csp, /default-src 'none'/, 'the HTML report: nothing loads but what the policy names');
+      t.notMatch(csp, /unsafe-eval|script-src[^;]*unsafe-inline/, 'the HTML report runs no inline script');
+    }
+  }
+  texts.push(JSON.stringify(ta.app.jobStore.get(id)), ...ta.logs);
+  const all = texts.join('\n');
+  t.notMatch(all, /the-secret-salt-42/, 'the salt is in no job file, row or log');
+  t.notMatch(all, new RegExp(admin.slice(6)), 'the credentials are in no job file, row or log');
+  const other = await fetch(`${url}/${id}/job-report.json`, { headers: { authorization: user } });
+  t.equal(other.status, 403, 'another user cannot read the job');
+  t.equal((await fetch(`${url}/${id}/job-report.json`)).status, 401, 'nor an anonymous client');
+});

@@ -23,6 +23,7 @@ import healthRoutes from './routes/health.js';
 import formatRoutes from './routes/format.js';
 import jobResultRoutes from './routes/job-result.js';
 import sessionRoutes from './routes/session.js';
+import securityHeaders from './plugins/security-headers.js';
 
 declare module 'fastify' {
   interface FastifyInstance {
@@ -36,6 +37,8 @@ declare module 'fastify' {
      * A client's Host or X-Forwarded-* headers are never used otherwise.
      */
     baseUrl(request?: FastifyRequest): string;
+    /** every route registered (method and URL pattern): what the security checks walk through */
+    routeList: ReadonlyArray<{ readonly method: string; readonly url: string }>;
   }
 }
 
@@ -64,11 +67,17 @@ export async function buildApp(config: Config, logger: boolean | object = { leve
     bodyLimit: 1024 * 1024,
   });
   app.decorate('config', config);
+  const routeList: Array<{ method: string; url: string }> = [];
+  app.addHook('onRoute', (route) => {
+    for (const method of [route.method].flat()) routeList.push({ method, url: route.url });
+  });
+  app.decorate('routeList', routeList);
   app.decorate('appVersion', APP_VERSION);
   app.decorate('baseUrl', function baseUrl(this: FastifyInstance, request?: FastifyRequest) {
     return listeningUrl(this, request);
   });
   app.decorate('buildInfo', await readBuildInfo(PROJECT_ROOT));
+  await app.register(securityHeaders);
   await app.register(databasePlugin);
   await app.register(platformsPlugin);
   await app.register(jobsPlugin);

@@ -37,6 +37,13 @@ export interface Config {
     readonly inFlightPerJob: number;
     /** complete lines waiting this long for more input are parsed at once (live uploads) */
     readonly flushAfterMs: number;
+    /**
+     * longest time a worker may spend on one batch (ms; 0 = no limit): past it the worker is
+     * terminated and replaced and the job fails with 4038 (a costly regular expression)
+     */
+    readonly batchTimeoutMs: number;
+    /** heap limit of each worker (MB; 0 = V8's default): a worker past it dies and is replaced */
+    readonly workerHeapMb: number;
   };
   readonly limits: {
     /** a pending line longer than this (bytes) fails the job with 4022 */
@@ -221,6 +228,9 @@ export function readConfig(env: NodeJS.ProcessEnv = process.env, overrides: Part
       batchBytes: int(env, 'BATCH_BYTES', 256 * 1024),
       inFlightPerJob: int(env, 'BATCHES_IN_FLIGHT', 4),
       flushAfterMs: int(env, 'FLUSH_AFTER_MS', 100),
+      // A batch of 256 KB takes well under a second; a minute is only reached by runaway patterns.
+      batchTimeoutMs: int(env, 'BATCH_TIMEOUT_MS', 60_000),
+      workerHeapMb: int(env, 'WORKER_HEAP_MB', 1024),
     },
     limits: {
       maxLineBytes: int(env, 'MAX_LINE_BYTES', 100_000),

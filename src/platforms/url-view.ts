@@ -13,14 +13,20 @@ export function safeDecode(text: string): string | undefined {
 
 /**
  * Builds the view of a raw URL, or undefined when the URL cannot be decoded (a malformed `%` escape:
- * the reference then recognises nothing in it).
+ * the reference then recognises nothing in it) or parsed.
  */
 export function urlView(rawUrl: string): UrlView | undefined {
   const decoded = safeDecode(rawUrl);
   if (decoded === undefined) return undefined;
   // The query string is parsed when a rule first reads it, with the function the legacy parser
   // itself would call (most URLs tried are rejected on their path alone).
-  const parsed = legacyParse(decoded, false);
+  let parsed: ReturnType<typeof legacyParse>;
+  try {
+    parsed = legacyParse(decoded, false);
+  } catch {
+    // the legacy parser refuses some hosts (`http://[::1]_`): such a URL recognises nothing either
+    return undefined;
+  }
   return new UrlView(decoded, parsed);
 }
 

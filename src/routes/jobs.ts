@@ -211,6 +211,8 @@ async function runJob(app: FastifyInstance, request: FastifyRequest, res: Server
   const idle = app.config.limits.idleUploadMs;
   if (idle > 0) {
     request.raw.setTimeout(idle, () => job.abort(new StatusError(4037, `nothing received for ${idle / 1000} s`)));
+    // Once the upload is complete, the job may take its time: only a silent upload is cut off.
+    request.raw.once('end', () => request.raw.setTimeout(0));
   }
 
   const done = (async () => {

@@ -2,15 +2,6 @@ import type { FastifyInstance, FastifyReply } from 'fastify';
 import fastifyStatic from '@fastify/static';
 
 /**
- * The pages need nothing but their own files: scripts and styles from `public/`, requests to
- * the service itself. No inline script or style anywhere, so this policy holds.
- */
-export const PAGE_CSP = [
-  "default-src 'self'", "script-src 'self'", "style-src 'self'", "img-src 'self' data:", "connect-src 'self'",
-  "object-src 'none'", "base-uri 'none'", "form-action 'self'", "frame-ancestors 'none'",
-].join('; ');
-
-/**
  * The files of `public/` and the pages: `GET /` (while no account exists, the page that creates
  * the administrator; afterwards the submission page), `/process` (the submission page, always)
  * and `/admin` (the administration page).
@@ -21,13 +12,8 @@ export default async function homeRoutes(app: FastifyInstance): Promise<void> {
     root: app.config.publicDir,
     wildcard: false,
     index: false,
-    setHeaders: (reply, path) => {
-      reply.header('X-Content-Type-Options', 'nosniff');
-      if (path.endsWith('.html')) {
-        reply.header('Content-Security-Policy', PAGE_CSP);
-        reply.header('Referrer-Policy', 'same-origin');
-      }
-    },
+    // The security headers (a Content-Security-Policy allowing only the service's own files,
+    // nosniff, no referrer) come from the security-headers plugin, on pages as on everything else.
   });
 
   // The pages change with the service's state (accounts, version): never cached.

@@ -32,7 +32,7 @@ t.test('GET / and the files of public/', async (t) => {
   t.match(home.body, /<script type="module" src="\/app\.js"><\/script>/);
   const admin = await ta.inject({ method: 'GET', url: '/admin' });
   t.match(admin.body, /src="\/admin\.js"/);
-  t.match(admin.headers['content-security-policy'], /default-src 'self'/);
+  t.match(admin.headers['content-security-policy'], /default-src 'none';script-src 'self'/);
 });
 
 t.test('the pages need no inline script or style (a strict CSP applies)', async (t) => {

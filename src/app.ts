@@ -11,11 +11,19 @@ import authPlugin from './plugins/auth.js';
 import updatesPlugin, { type UpdatesPluginOptions } from './plugins/updates.js';
 import adminUpdateRoutes from './routes/admin-updates.js';
 import jobRoutes from './routes/jobs.js';
-import jobFileRoutes, { jobFileAccess } from './routes/job-files.js';
+import jobFileRoutes, { jobFileAccess, reportContext } from './routes/job-files.js';
 import infoRoutes from './routes/info.js';
 import adminUserRoutes from './routes/admin-users.js';
 import adminJobRoutes from './routes/admin-jobs.js';
 import homeRoutes from './routes/home.js';
+import settingsPlugin from './plugins/settings.js';
+import formatTesterPlugin from './plugins/format-tester.js';
+import infoDataRoutes from './routes/info-data.js';
+import healthRoutes from './routes/health.js';
+import formatRoutes from './routes/format.js';
+import jobResultRoutes from './routes/job-result.js';
+import sessionRoutes from './routes/session.js';
+import securityHeaders from './plugins/security-headers.js';
 
 declare module 'fastify' {
   interface FastifyInstance {
@@ -29,6 +37,8 @@ declare module 'fastify' {
      * A client's Host or X-Forwarded-* headers are never used otherwise.
      */
     baseUrl(request?: FastifyRequest): string;
+    /** every route registered (method and URL pattern): what the security checks walk through */
+    routeList: ReadonlyArray<{ readonly method: string; readonly url: string }>;
   }
 }
 
@@ -57,28 +67,42 @@ export async function buildApp(config: Config, logger: boolean | object = { leve
     bodyLimit: 1024 * 1024,
   });
   app.decorate('config', config);
+  const routeList: Array<{ method: string; url: string }> = [];
+  app.addHook('onRoute', (route) => {
+    for (const method of [route.method].flat()) routeList.push({ method, url: route.url });
+  });
+  app.decorate('routeList', routeList);
   app.decorate('appVersion', APP_VERSION);
   app.decorate('baseUrl', function baseUrl(this: FastifyInstance, request?: FastifyRequest) {
     return listeningUrl(this, request);
   });
   app.decorate('buildInfo', await readBuildInfo(PROJECT_ROOT));
+  await app.register(securityHeaders);
   await app.register(databasePlugin);
   await app.register(platformsPlugin);
   await app.register(jobsPlugin);
   await app.register(retentionPlugin);
   await app.register(authPlugin);
   await app.register(updatesPlugin, options.updates ?? {});
+  await app.register(settingsPlugin);
+  await app.register(formatTesterPlugin);
   app.addHook('onSend', async (_request, reply) => {
     reply.header('ezPAARSE-Version', APP_VERSION);
   });
   await app.register(infoRoutes, { prefix: '/info' });
   await app.register(infoRoutes, { prefix: '/api/info' });
+  await app.register(infoDataRoutes, { prefix: '/info' });
+  await app.register(infoDataRoutes, { prefix: '/api/info' });
+  await app.register(healthRoutes);
+  await app.register(formatRoutes);
+  await app.register(sessionRoutes);
   await app.register(adminUserRoutes, { prefix: '/api/admin' });
   await app.register(adminJobRoutes, { prefix: '/api/admin' });
   await app.register(homeRoutes);
   await app.register(adminUpdateRoutes);
   await app.register(jobRoutes);
-  await app.register(jobFileRoutes, { access: jobFileAccess(app) });
-  await app.register(jobFileRoutes, { prefix: '/api/logs', access: jobFileAccess(app) });
+  await app.register(jobResultRoutes);
+  await app.register(jobFileRoutes, { access: jobFileAccess(app), report: reportContext(app) });
+  await app.register(jobFileRoutes, { prefix: '/api/logs', access: jobFileAccess(app), report: reportContext(app) });
   return app;
 }

@@ -37,6 +37,13 @@ export interface Config {
     readonly inFlightPerJob: number;
     /** complete lines waiting this long for more input are parsed at once (live uploads) */
     readonly flushAfterMs: number;
+    /**
+     * longest time a worker may spend on one batch (ms; 0 = no limit): past it the worker is
+     * terminated and replaced and the job fails with 4038 (a costly regular expression)
+     */
+    readonly batchTimeoutMs: number;
+    /** heap limit of each worker (MB; 0 = V8's default): a worker past it dies and is replaced */
+    readonly workerHeapMb: number;
   };
   readonly limits: {
     /** a pending line longer than this (bytes) fails the job with 4022 */
@@ -78,6 +85,17 @@ export interface Config {
     readonly failureWindowMs: number;
   };
   readonly updates: UpdatesConfig;
+  /**
+   * headers applied to every job that neither carries them nor gets them from its predefined
+   * setting (DEFAULT_JOB_HEADERS, a JSON object): request > predefined setting > these
+   */
+  readonly defaultJobHeaders: Readonly<Record<string, string>>;
+  /** a folder of the institution's own predefined settings (`*.json`), beside those of resources */
+  readonly predefinedSettingsDir?: string;
+  /** a deferred job (`PUT /{jobID}`) writes a `.` to its response this often (ms) */
+  readonly heartbeatMs: number;
+  /** the format tester (`PUT /api/format/logparser`): time for all the matches of one request (ms) */
+  readonly formatTestBudgetMs: number;
 }
 
 /** Where an updatable part comes from: `origin` unset = no remote configured (status says so). */
@@ -148,6 +166,25 @@ function bool(env: NodeJS.ProcessEnv, name: string, fallback: boolean): boolean 
   return /^(1|true|yes|on)$/i.test(raw);
 }
 
+/** A JSON object of header names to string values (the headers applied to every job). */
+function headerMap(env: NodeJS.ProcessEnv, name: string): Record<string, string> {
+  const raw = env[name];
+  if (raw === undefined || raw.trim() === '') return {};
+  let value: unknown;
+  try {
+    value = JSON.parse(raw);
+  } catch {
+    throw new Error(`${name} must be a JSON object of header names and values, got ${JSON.stringify(raw)}`);
+  }
+  if (typeof value !== 'object' || value === null || Array.isArray(value)) throw new Error(`${name} must be a JSON object of header names and values`);
+  const out: Record<string, string> = {};
+  for (const [k, v] of Object.entries(value)) {
+    if (typeof v !== 'string') throw new Error(`${name}: the value of ${k} must be a string`);
+    out[k] = v;
+  }
+  return Object.freeze(out);
+}
+
 function dirList(env: NodeJS.ProcessEnv, name: string): string[] {
   const raw = env[name];
   if (!raw) return [];
@@ -191,6 +228,9 @@ export function readConfig(env: NodeJS.ProcessEnv = process.env, overrides: Part
       batchBytes: int(env, 'BATCH_BYTES', 256 * 1024),
       inFlightPerJob: int(env, 'BATCHES_IN_FLIGHT', 4),
       flushAfterMs: int(env, 'FLUSH_AFTER_MS', 100),
+      // A batch of 256 KB takes well under a second; a minute is only reached by runaway patterns.
+      batchTimeoutMs: int(env, 'BATCH_TIMEOUT_MS', 60_000),
+      workerHeapMb: int(env, 'WORKER_HEAP_MB', 1024),
     },
     limits: {
       maxLineBytes: int(env, 'MAX_LINE_BYTES', 100_000),
@@ -225,6 +265,10 @@ export function readConfig(env: NodeJS.ProcessEnv = process.env, overrides: Part
       resources: origin(env, 'RESOURCES', 'master'),
       app: origin(env, 'APP'),
     },
+    defaultJobHeaders: headerMap(env, 'DEFAULT_JOB_HEADERS'),
+    predefinedSettingsDir: env.PREDEFINED_SETTINGS_DIR ? dir(env, 'PREDEFINED_SETTINGS_DIR', '') : undefined,
+    heartbeatMs: int(env, 'DEFERRED_HEARTBEAT_MS', 20_000),
+    formatTestBudgetMs: int(env, 'FORMAT_TEST_BUDGET_MS', 500),
   };
   return Object.freeze({ ...config, ...overrides });
 }

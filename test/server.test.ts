@@ -9,11 +9,13 @@ import { setTimeout as sleep } from 'node:timers/promises';
 import { openDatabase } from '../src/db/database.js';
 import { JobStore } from '../src/db/jobs.js';
 import { PROJECT_ROOT } from '../src/paths.js';
+import { readFile } from 'node:fs/promises';
+import { ADMIN, basic } from './helpers/accounts.js';
 
 /** Starts `src/server.ts` in its own process; resolves with its URL once it listens. */
-async function startServer(varDir: string): Promise<{ child: ChildProcess; url: string; output: () => string }> {
+async function startServer(varDir: string, env: Record<string, string> = {}): Promise<{ child: ChildProcess; url: string; output: () => string }> {
   const child = spawn(process.execPath, ['--import=tsx', join(PROJECT_ROOT, 'src', 'server.ts')], {
-    env: { ...process.env, PORT: '0', HOST: '127.0.0.1', VAR_DIR: varDir, POOL_THREADS: '1', LOG_LEVEL: 'info' },
+    env: { ...process.env, PORT: '0', HOST: '127.0.0.1', VAR_DIR: varDir, POOL_THREADS: '1', LOG_LEVEL: 'info', ...env },
     stdio: ['ignore', 'pipe', 'pipe'],
   });
   let out = '';
@@ -66,6 +68,63 @@ t.test('SIGTERM ends a running job cleanly, then the pool and the database; a re
   db2.close();
   const ok = await fetch(again.url, { method: 'POST', body: LINE(2), headers: { 'Log-Format-ezproxy': '%h %l %u %t "%r" %s %b' } });
   t.equal(ok.status, 200, 'new jobs run');
+  again.child.kill('SIGTERM');
+  await once(again.child, 'exit');
+});
+
+t.test('kill -9 during a job: after a restart the database is intact, the job is interrupted, its files readable, new jobs run', async (t) => {
+  const varDir = await mkdtemp(join(tmpdir(), 'logsift-kill-'));
+  t.teardown(() => rm(varDir, { recursive: true, force: true }));
+  const env = { AUTH_JOBS: 'never', FLUSH_AFTER_MS: '20' };
+  const first = await startServer(varDir, env);
+  t.teardown(() => { if (first.child.exitCode === null) first.child.kill('SIGKILL'); });
+  const register = await fetch(`${first.url}/api/admin/register`, {
+    method: 'POST', headers: { 'content-type': 'application/json' },
+    body: JSON.stringify({ userid: ADMIN.userid, password: ADMIN.password, confirm: ADMIN.password }),
+  });
+  t.equal(register.status, 201, 'an account written before the crash');
+
+  const req = request(first.url, { method: 'POST', headers: { 'Transfer-Encoding': 'chunked', 'Log-Format-ezproxy': '%h %l %u %t "%r" %s %b', 'Double-Click-Removal': 'false', 'Reject-Files': 'all', TE: 'trailers' } });
+  req.on('error', () => undefined);
+  for (let i = 0; i < 200; i++) req.write(LINE(i));
+  const [res] = (await once(req, 'response')) as [import('node:http').IncomingMessage];
+  res.on('error', () => undefined);
+  const id = res.headers['job-id'] as string;
+  let received = 0;
+  res.on('data', (c: Buffer) => { received += c.length; });
+  // The job is well under way: events streamed, more lines still coming.
+  while (received === 0) await sleep(20);
+  for (let i = 200; i < 400; i++) req.write(LINE(i));
+  await sleep(300);
+  first.child.kill('SIGKILL');
+  await once(first.child, 'exit');
+  req.destroy();
+
+  const db = openDatabase(join(varDir, 'logsift.sqlite'));
+  t.equal(db.pragma('integrity_check', { simple: true }), 'ok', 'the database file is intact after kill -9');
+  t.equal(new JobStore(db).get(id)?.state, 'running', 'the row still says running before the restart');
+  db.close();
+
+  const again = await startServer(varDir, env);
+  t.teardown(() => { if (again.child.exitCode === null) again.child.kill('SIGKILL'); });
+  t.match(again.output(), /marked interrupted/);
+  const db2 = openDatabase(join(varDir, 'logsift.sqlite'));
+  const row = new JobStore(db2).get(id);
+  db2.close();
+  t.equal(row?.state, 'interrupted', 'the job is marked interrupted');
+  t.equal(row?.status_code, 5003);
+  t.ok((row?.lines_read ?? 0) >= 0 && row?.report, 'its progress and report stay in the row');
+  const report = JSON.parse(await readFile(join(varDir, 'jobs', id, 'report.json'), 'utf8')) as { general: Record<string, unknown> };
+  t.equal(report.general.status, 5003, 'report.json says the job was interrupted');
+  t.equal(report.general['Job-Done'], false);
+  t.match(await readFile(join(varDir, 'jobs', id, 'job-traces.log'), 'utf8'), new RegExp(`New job with ID: ${id}`), 'the traces are readable');
+  await readFile(join(varDir, 'jobs', id, 'denied-ecs.csv'), 'utf8');
+  const users = await fetch(`${again.url}/api/admin/users`, { headers: { authorization: basic(ADMIN.userid, ADMIN.password) } });
+  t.equal(users.status, 200, 'the account written before the crash logs in');
+
+  const ok = await fetch(again.url, { method: 'POST', body: LINE(2), headers: { 'Log-Format-ezproxy': '%h %l %u %t "%r" %s %b', TE: 'trailers' } });
+  t.equal(ok.status, 200, 'new jobs run');
+  await ok.text();
   again.child.kill('SIGTERM');
   await once(again.child, 'exit');
 });

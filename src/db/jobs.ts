@@ -29,6 +29,8 @@ export interface JobProgress {
   report?: unknown;
 }
 
+export const INTERRUPTED_MESSAGE = 'The service stopped while the job was running';
+
 /** The job table's statements, prepared once. */
 export class JobStore {
   private readonly insert;
@@ -49,8 +51,8 @@ export class JobStore {
       denied = @denied, rejects = @rejects, report = coalesce(@report, report) WHERE id = @id`);
     this.byId = db.prepare('SELECT * FROM jobs WHERE id = ?');
     this.interrupt = db.prepare(`UPDATE jobs SET state = 'interrupted', ended_at = ?,
-      status_code = coalesce(status_code, 5003), status_message = coalesce(status_message, 'The service stopped while the job was running')
-      WHERE state = 'running'`);
+      status_code = coalesce(status_code, 5003), status_message = coalesce(status_message, '${INTERRUPTED_MESSAGE}')
+      WHERE state = 'running' RETURNING id`).pluck();
     // A job that never got an end time (the process died) is aged from its start.
     this.endedBeforeQuery = db.prepare(`SELECT id FROM jobs WHERE state != 'running' AND coalesce(ended_at, created_at) < ?`).pluck();
     this.remove = db.prepare('DELETE FROM jobs WHERE id = ?');
@@ -91,9 +93,9 @@ export class JobStore {
     return this.remove.run(id).changes > 0;
   }
 
-  /** At start: jobs left "running" by a previous process were cut off. */
-  markInterrupted(): number {
-    return this.interrupt.run(new Date().toISOString()).changes;
+  /** At start: jobs left "running" by a previous process were cut off; returns their ids. */
+  markInterrupted(): string[] {
+    return this.interrupt.all(new Date().toISOString()) as string[];
   }
 
   private counters(p: JobProgress) {

@@ -1,3 +1,4 @@
+import { readdir } from 'node:fs/promises';
 import { join } from 'node:path';
 import { REJECT_CATEGORIES, type RejectCategory } from './stages/types.js';
 import type { ResponseEncoding } from './writers/encoding.js';
@@ -32,8 +33,28 @@ export function rejectFileName(category: RejectCategory): string {
 
 /** `denied-ecs.csv`, or `denied-ecs.csv.gz` when the output is compressed (reference 6.4). */
 export function deniedFileName(extension: string, encoding: Pick<ResponseEncoding, 'compression'>): string {
-  const suffix = encoding.compression === 'gzip' ? '.gz' : encoding.compression === 'deflate' ? '.zz' : '';
-  return `denied-ecs.${extension}${suffix}`;
+  return `denied-ecs.${extension}${compressionSuffix(encoding)}`;
+}
+
+function compressionSuffix(encoding: Pick<ResponseEncoding, 'compression'>): string {
+  return encoding.compression === 'gzip' ? '.gz' : encoding.compression === 'deflate' ? '.zz' : '';
+}
+
+/** `2024-03-12_14h05.job-ecs.csv` (local time of the job's start), `.gz`/`.zz` when compressed (reference 4.2). */
+export function resultFileName(startedAt: Date, extension: string, encoding: Pick<ResponseEncoding, 'compression'>): string {
+  const pad = (n: number) => String(n).padStart(2, '0');
+  const d = startedAt;
+  const stamp = `${d.getFullYear()}-${pad(d.getMonth() + 1)}-${pad(d.getDate())}_${pad(d.getHours())}h${pad(d.getMinutes())}`;
+  return `${stamp}.job-ecs.${extension}${compressionSuffix(encoding)}`;
+}
+
+/** A deferred job's result files end this way (and only they). */
+export const RESULT_FILE = /\.job-ecs(\.[a-z]+){1,2}$/;
+
+/** The result file of a deferred job's folder, if there is one (`PUT /{jobID}` only). */
+export async function findResultFile(dir: string): Promise<string | undefined> {
+  const names = await readdir(dir).catch(() => [] as string[]);
+  return names.filter((n) => RESULT_FILE.test(n)).sort().at(-1);
 }
 
 /** The files of a job folder a client may read by name (`GET /{jobID}/{file}`): a closed list. */

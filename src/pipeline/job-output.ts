@@ -70,12 +70,27 @@ export function headerSafe(text: string): string {
   return text.replace(/[^\x20-\x7e]+/g, ' ').slice(0, 1000);
 }
 
+/** Where a job's events go: the response (`POST /`) or a result file (`PUT /{jobID}`). */
+export interface JobOutput {
+  /** the answer's head was sent: an error can no longer change its status */
+  readonly started: boolean;
+  /** writes an event; false means: wait for drained() before writing more */
+  write(text: string): boolean;
+  /** writes events in one chunk; false as for write() */
+  writeAll(texts: readonly string[]): boolean;
+  drained(): Promise<void>;
+  /** the job ended well */
+  finish(): Promise<void>;
+  /** the job failed after the head was sent: said in-band and in the trailers */
+  failStreaming(code: number, message: string): Promise<void>;
+}
+
 /**
  * The response of a job: nothing is sent until the first event (or the end), so that an error
  * found first can still be answered with its own HTTP status. After that, an error is told by
  * an in-band marker and by the trailers named in the Trailer header.
  */
-export class ResponseOutput {
+export class ResponseOutput implements JobOutput {
   private readonly body: Writable;
   private readonly framed: FramedSink;
   private sentHead = false;
@@ -195,10 +210,102 @@ export class DeniedFile {
     if (this.sink.writableNeedDrain) await drainOrClose(this.sink);
   }
 
-  async close(): Promise<void> {
-    const tail = this.framed.closing();
+  /** Writes the frame's tail, or the error marker of a job that failed, and closes the file. */
+  async close(marker?: { code: number; message: string }): Promise<void> {
+    const tail = marker ? this.framed.marker(marker.code, marker.message) : this.framed.closing();
     if (tail) this.sink.write(tail);
     this.sink.end();
     if (!this.stream.closed) await once(this.stream, 'close');
+  }
+}
+
+/**
+ * The output of a deferred job (`PUT /{jobID}`): events go to the result file in the job folder
+ * (framed and encoded as the response would be), while the response only gets a `.` every
+ * `heartbeatMs` so that proxies keep the connection open. As with a streamed job, the head waits
+ * (here for the first heartbeat or the end), so that an early error keeps its HTTP status.
+ */
+export class DeferredOutput implements JobOutput {
+  private readonly file: DeniedFile;
+  private readonly timer: NodeJS.Timeout;
+  private sentHead = false;
+  private closed = false;
+
+  constructor(
+    private readonly res: ServerResponse,
+    path: string,
+    frame: () => Frame,
+    encoding: ResponseEncoding,
+    private readonly headers: () => Record<string, string>,
+    heartbeatMs: number,
+  ) {
+    this.file = new DeniedFile(path, frame, encoding);
+    this.timer = setInterval(() => this.beat(), Math.max(heartbeatMs, 10));
+    this.timer.unref();
+  }
+
+  get started(): boolean {
+    return this.sentHead;
+  }
+
+  get events(): number {
+    return this.file.events;
+  }
+
+  private head(): void {
+    if (this.sentHead || this.res.headersSent || this.res.destroyed) return;
+    this.sentHead = true;
+    this.res.writeHead(200, {
+      ...this.headers(),
+      'Content-Type': 'text/plain; charset=utf-8',
+      Trailer: TRAILERS.join(', '),
+      'X-Content-Type-Options': 'nosniff',
+    });
+  }
+
+  private beat(): void {
+    if (this.res.destroyed || this.res.writableEnded) return;
+    this.head();
+    this.res.write('.');
+  }
+
+  write(text: string): boolean {
+    return this.file.write(text);
+  }
+
+  writeAll(texts: readonly string[]): boolean {
+    return this.file.writeAll(texts);
+  }
+
+  drained(): Promise<void> {
+    return this.file.drained();
+  }
+
+  /** Closes the result file (its tail, or the error marker) and stops the heartbeat; once. */
+  private async close(marker?: { code: number; message: string }): Promise<void> {
+    if (this.closed) return;
+    this.closed = true;
+    clearInterval(this.timer);
+    await this.file.close(marker);
+  }
+
+  async finish(): Promise<void> {
+    await this.close();
+    if (this.res.destroyed) return;
+    this.head();
+    this.res.addTrailers({ 'Job-Done': 'true' });
+    this.res.end();
+  }
+
+  async failStreaming(code: number, message: string): Promise<void> {
+    await this.close({ code, message });
+    if (this.res.destroyed) return;
+    this.res.addTrailers({ 'Job-Done': 'false', 'Service-Status': String(code), 'Service-Status-Message': headerSafe(message) });
+    this.res.end();
+  }
+
+  /** The job failed before the head was sent: the file gets its marker; the route answers the error. */
+  abandon(code: number, message: string): Promise<void> {
+    return this.close({ code, message });
   }
 }

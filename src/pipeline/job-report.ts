@@ -1,3 +1,5 @@
+import { readFile, rename, writeFile } from 'node:fs/promises';
+import { INTERRUPTED_MESSAGE } from '../db/jobs.js';
 import { REJECT_CATEGORIES, type RejectCategory } from './stages/types.js';
 
 /** Report counter of each reject category (reference 6.1, section `rejets`). */
@@ -150,4 +152,19 @@ export function localIso(date: Date): string {
   const pad = (n: number) => String(n).padStart(2, '0');
   const local = new Date(date.getTime() + offset * 60_000).toISOString().slice(0, 19);
   return `${local}${sign}${pad(Math.floor(abs / 60))}:${pad(abs % 60)}`;
+}
+
+/**
+ * The report of a job cut off by the end of its process (kill -9, power loss): marked with the
+ * status the job row gets, written aside then renamed. A missing or unreadable file is left alone.
+ */
+export async function markReportInterrupted(file: string): Promise<void> {
+  try {
+    const report = JSON.parse(await readFile(file, 'utf8')) as ReportData;
+    report.general = { ...report.general, 'Job-Done': false, status: 5003, 'status-message': INTERRUPTED_MESSAGE };
+    await writeFile(`${file}.interrupted.tmp`, JSON.stringify(report, null, 2));
+    await rename(`${file}.interrupted.tmp`, file);
+  } catch {
+    // no report was written yet, or the folder is gone: the job row says it all
+  }
 }

@@ -14,7 +14,8 @@ import type { JobOptions } from './job-options.js';
 import { jobSpec, type BatchResult, type EventRecord, type JobSpec } from './job-spec.js';
 import { forEachLine, lineBatches } from './line-batches.js';
 import type { ParsingPool } from './parsing-pool.js';
-import { DeniedFile, type ResponseOutput } from './job-output.js';
+import { BoundedCaller, CallTimeout } from './bounded-call.js';
+import { DeniedFile, type JobOutput } from './job-output.js';
 import { RejectFiles } from './reject-files.js';
 import { sequentialStages, type SequentialSink, type SequentialStage } from './sequential.js';
 import { createJobTraces, type JobTraces } from './job-traces.js';
@@ -60,6 +61,11 @@ export function isAsciiCompatible(charset: string): boolean {
   return bytes.length === 2 && bytes[0] === 0x0a && bytes[1] === 0x61;
 }
 
+/** Budget of one first line matched on the main thread: 1 s at most, less if batches get less. */
+export function firstLineBudgetMs(batchTimeoutMs: number): number {
+  return batchTimeoutMs > 0 ? Math.min(batchTimeoutMs, 1000) : 1000;
+}
+
 /** The errors reading a request raises when its client went away mid-upload. */
 function clientGone(err: unknown): boolean {
   const e = err as NodeJS.ErrnoException | undefined;
@@ -101,6 +107,7 @@ export class Job {
   private spec: JobSpec | undefined;
   private parsedAny = false;
   private gateFailures = 0;
+  private boundedCaller: BoundedCaller | undefined;
   private seq = 0;
   private nextSeq = 0;
   private readonly inflight = new Set<Promise<void>>();
@@ -120,7 +127,7 @@ export class Job {
   private closeTraces: () => Promise<void> = async () => undefined;
   private deniedFile!: DeniedFile;
   private rejectFiles!: RejectFiles;
-  private output!: ResponseOutput;
+  private output!: JobOutput;
   private readonly sequential: SequentialStage;
   private onCampus = 0;
   private offCampus = 0;
@@ -194,7 +201,7 @@ export class Job {
   }
 
   /** Creates the job folder, its files and its database row. */
-  async open(output: ResponseOutput): Promise<void> {
+  async open(output: JobOutput): Promise<void> {
     this.output = output;
     await mkdir(this.dir, { recursive: true });
     const { traces, close } = createJobTraces(join(this.dir, TRACES_FILE), this.options.tracesLevel);
@@ -306,8 +313,8 @@ export class Job {
         const line = this.decodeLine(bytes);
         if (line === '') return true;
         this.report.general['input-first-line'] ??= line;
-        const format = this.options.format ?? detectFormat(line);
-        if (format && parseLine(format, line)) {
+        const format = this.firstLineFormat(line);
+        if (format) {
           this.format = format;
           from = start;
           return false;
@@ -328,6 +335,23 @@ export class Job {
     if (from === undefined) return undefined;
     this.startParsing(this.format!);
     return batch.subarray(from);
+  }
+
+  /**
+   * The format a line matches (the given one, or one auto-detected), checked on the main thread
+   * under a time budget: a costly custom regex fails the job instead of stalling the service.
+   */
+  private firstLineFormat(line: string): CompiledFormat | undefined {
+    const ms = firstLineBudgetMs(this.deps.config.pool.batchTimeoutMs);
+    try {
+      return (this.boundedCaller ??= new BoundedCaller()).run(() => {
+        const format = this.options.format ?? detectFormat(line);
+        return format && parseLine(format, line) ? format : undefined;
+      }, ms);
+    } catch (err) {
+      if (!(err instanceof CallTimeout)) throw err;
+      throw new StatusError(4038, `matching one line against the log format took more than ${ms} ms; a custom regular expression of the format may backtrack catastrophically (line ${this.linesRead + 1})`);
+    }
   }
 
   private startParsing(format: CompiledFormat): void {
@@ -364,7 +388,7 @@ export class Job {
           this.drainOrdered();
         },
         (err) => {
-          if (!this.aborted) this.abort(new StatusError(5002, (err as Error)?.message ?? String(err)));
+          if (!this.aborted) this.abort(isStatusError(err) ? err : new StatusError(5002, (err as Error)?.message ?? String(err)));
         },
       )
       .finally(() => this.inflight.delete(task));

@@ -1,5 +1,6 @@
 import { Piscina } from 'piscina';
 import { RUNNING_FROM_SOURCE } from '../paths.js';
+import { StatusError } from '../status-codes.js';
 import type { PlatformSource } from '../platforms/loader.js';
 import type { ResourceData } from '../resources/index.js';
 import type { BatchResult } from './job-spec.js';
@@ -11,6 +12,10 @@ export interface ParsingPoolOptions {
   readonly platformsVersion: string;
   /** exclusion lists, knowledge bases, geolocation… (their big tables are shared, not copied) */
   readonly resources: ResourceData;
+  /** longest run of one batch (ms, 0 = none): past it the worker is terminated and the batch fails with 4038 */
+  readonly batchTimeoutMs?: number;
+  /** heap limit of each worker (MB, 0 = V8's default) */
+  readonly workerHeapMb?: number;
   readonly onWorkerError?: (err: Error) => void;
 }
 
@@ -40,6 +45,7 @@ export class ParsingPool {
    */
   private readonly waiting: Queued[] = [];
   private running = 0;
+  private readonly batchTimeoutMs: number;
 
   constructor(opts: ParsingPoolOptions) {
     this.platformsVersion = opts.platformsVersion;
@@ -50,6 +56,7 @@ export class ParsingPool {
       sourceModule: RUNNING_FROM_SOURCE ? SOURCE_WORKER : undefined,
     };
     this.threadCount = Math.max(1, opts.threads);
+    this.batchTimeoutMs = opts.batchTimeoutMs ?? 0;
     this.piscina = new Piscina({
       filename: RUNNING_FROM_SOURCE ? SOURCE_BOOTSTRAP : WORKER,
       minThreads: opts.threads,
@@ -59,6 +66,8 @@ export class ParsingPool {
       // Not the parent's flags (`--import tsx` races in workers: see source-bootstrap.mjs), except
       // the profilers', so that `--cpu-prof` on the service profiles its workers too.
       execArgv: process.execArgv.filter((arg) => /^--(cpu|heap)-prof/.test(arg)),
+      // A runaway allocation kills its worker (ERR_WORKER_OUT_OF_MEMORY), not the service.
+      resourceLimits: opts.workerHeapMb ? { maxOldGenerationSizeMb: opts.workerHeapMb } : undefined,
     });
     // A worker that cannot start or dies fails the task it ran (the job says so); the pool
     // replaces it. Without a listener the event would end the process.
@@ -106,10 +115,20 @@ export class ParsingPool {
       }
       this.running++;
       const buffer = next.task.data.buffer as ArrayBuffer;
+      // Aborting the signal of a running task makes Piscina terminate its worker and start
+      // another: the way out of a batch stuck in a regular expression.
+      const limit = new AbortController();
+      const forward = () => limit.abort(next.signal!.reason);
+      next.signal?.addEventListener('abort', forward, { once: true });
+      const timer = this.batchTimeoutMs > 0
+        ? setTimeout(() => limit.abort(new StatusError(4038, `a batch took more than ${this.batchTimeoutMs / 1000} s in a parsing worker (BATCH_TIMEOUT_MS): the log format's or a platform's regular expression may backtrack catastrophically on these lines`)), this.batchTimeoutMs)
+        : undefined;
       this.piscina
-        .run(next.task, { transferList: [buffer], signal: next.signal })
-        .then(next.resolve, next.reject)
+        .run(next.task, { transferList: [buffer], signal: limit.signal })
+        .then(next.resolve, (err: unknown) => next.reject(limit.signal.aborted ? limit.signal.reason : workerFailure(err)))
         .finally(() => {
+          clearTimeout(timer);
+          next.signal?.removeEventListener('abort', forward);
           this.running--;
           this.pump();
         });
@@ -123,4 +142,13 @@ export class ParsingPool {
   async close(): Promise<void> {
     await this.piscina.destroy();
   }
+}
+
+/** A batch that failed in its worker: the worker threw, exited or ran out of memory (the pool replaces it). */
+function workerFailure(err: unknown): StatusError {
+  const e = err as NodeJS.ErrnoException | undefined;
+  const why = e?.code === 'ERR_WORKER_OUT_OF_MEMORY' ? 'it ran out of memory (WORKER_HEAP_MB)'
+    : /^worker exited/.test(e?.message ?? '') ? `it ended (${e!.message}), e.g. a platform hook called process.exit()`
+    : `it threw: ${e?.message ?? String(err)}`;
+  return new StatusError(5002, `while parsing a batch of this job's lines, ${why}`);
 }

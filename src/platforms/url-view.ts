@@ -13,12 +13,19 @@ export function safeDecode(text: string): string | undefined {
 
 /**
  * Builds the view of a raw URL, or undefined when the URL cannot be decoded (a malformed `%` escape:
- * the reference then recognises nothing in it).
+ * the reference then recognises nothing in it) or parsed.
  */
 export function urlView(rawUrl: string): UrlView | undefined {
   const decoded = safeDecode(rawUrl);
   if (decoded === undefined) return undefined;
-  return plainView(decoded) ?? legacyView(decoded);
+  const plain = plainView(decoded);
+  if (plain !== undefined) return plain;
+  try {
+    return legacyView(decoded);
+  } catch {
+    // the legacy parser refuses some hosts (`http://[::1]_`): such a URL recognises nothing either
+    return undefined;
+  }
 }
 
 /** The view through Node's legacy parser itself (which may throw, as it did for the reference). */

@@ -1,6 +1,6 @@
 import fp from 'fastify-plugin';
 import basicAuth from '@fastify/basic-auth';
-import { randomBytes } from 'node:crypto';
+import { createHmac, randomBytes, timingSafeEqual } from 'node:crypto';
 import type { FastifyReply, FastifyRequest, preHandlerHookHandler } from 'fastify';
 import { UserStore, type User } from '../db/users.js';
 import { FailureLimiter } from '../auth/failure-limiter.js';
@@ -28,6 +28,8 @@ declare module 'fastify' {
     refuseCrossSite: AuthCheck;
     /** whether job submission and job files need a login now */
     jobsNeedLogin(): boolean;
+    /** signed links to one job's files, for browsers (their links cannot carry Basic credentials) */
+    jobTickets: JobTickets;
   }
   interface FastifyRequest {
     /** the logged user, once a check above let the request through with credentials */
@@ -63,6 +65,43 @@ export function isCrossSite(request: FastifyRequest, baseUrl: string): boolean {
 export function mayAccessJob(user: User | null, ownerId: string | null | undefined): boolean {
   if (user?.group === 'admin') return true;
   return ownerId == null || user?.username === ownerId;
+}
+
+/** How long a job ticket opens the job's files. */
+export const TICKET_TTL_MS = 6 * 3600_000;
+
+/**
+ * Tickets: `?ticket=` on a GET of a job's files stands for the login of the user it was issued
+ * to (by a request that logged in), for that job only and for a few hours. A page keeps its
+ * password in memory and cannot put it in a link (a download, the HTML report); it puts a ticket
+ * there instead. The key is drawn at start: a restart ends every ticket.
+ */
+export class JobTickets {
+  private readonly key = randomBytes(32);
+
+  constructor(private readonly ttlMs = TICKET_TTL_MS) {}
+
+  private mac(jobId: string, expires: string, user: string): string {
+    return createHmac('sha256', this.key).update(`${jobId}.${expires}.${user}`).digest('base64url');
+  }
+
+  issue(jobId: string, username: string | null, now = Date.now()): string {
+    const expires = String(Math.floor((now + this.ttlMs) / 1000));
+    const user = Buffer.from(username ?? '').toString('base64url');
+    return `${expires}.${user}.${this.mac(jobId, expires, user)}`;
+  }
+
+  /** The user a valid ticket of this job stands for (null: issued for an anonymous job), or undefined. */
+  check(ticket: string, jobId: string, now = Date.now()): { username: string | null } | undefined {
+    const [expires, user, mac, extra] = ticket.split('.');
+    if (extra !== undefined || !expires || user === undefined || !mac || !/^[0-9]+$/.test(expires)) return undefined;
+    if (Number(expires) * 1000 < now) return undefined;
+    const wanted = Buffer.from(this.mac(jobId, expires, user));
+    const given = Buffer.from(mac);
+    if (given.length !== wanted.length || !timingSafeEqual(given, wanted)) return undefined;
+    const username = Buffer.from(user, 'base64url').toString('utf8');
+    return { username: username === '' ? null : username };
+  }
 }
 
 /**
@@ -134,7 +173,24 @@ export default fp(async (app) => {
     return auth.jobs === 'always' || (auth.jobs === 'when-users-exist' && users.count() > 0);
   }
 
+  const tickets = new JobTickets();
+
+  /** A `?ticket=` on a GET of a job's files: its user (the route's `jobId`), or a refusal. */
+  function ticketCheck(request: FastifyRequest): ApiError | undefined {
+    const ticket = (request.query as { ticket?: unknown } | undefined)?.ticket;
+    const jobId = (request.params as { jobId?: unknown } | undefined)?.jobId;
+    const holder = typeof ticket === 'string' && typeof jobId === 'string' ? tickets.check(ticket, jobId) : undefined;
+    const user = holder?.username ? users.get(holder.username) : undefined;
+    if (!holder || (holder.username !== null && !user)) return new ApiError(401, 'invalidTicket');
+    request.user = user ?? null;
+    return undefined;
+  }
+
   const requireJobAccess: AuthCheck = async (request, reply) => {
+    if (SAFE_METHODS.has(request.method) && (request.query as { ticket?: unknown } | undefined)?.ticket !== undefined && request.headers.authorization === undefined) {
+      const refused = ticketCheck(request);
+      return refused && sendApiError(reply, refused);
+    }
     if (!jobsNeedLogin() && request.headers.authorization === undefined) return undefined;
     const refused = await authenticate(request, reply);
     // The upload is not read: the connection closes once the refusal is sent.
@@ -144,6 +200,12 @@ export default fp(async (app) => {
   const refuseCrossSite: AuthCheck = async (request, reply) =>
     isCrossSite(request, app.baseUrl()) ? sendApiError(reply, new ApiError(403, 'crossSiteRequest')) : undefined;
 
+  // A page's script that keeps its own login box asks (X-Requested-With) not to get the
+  // browser's login dialog on a 401: without the challenge the browser shows none.
+  app.addHook('onSend', async (request, reply) => {
+    if (request.headers['x-requested-with'] === 'XMLHttpRequest') reply.removeHeader('WWW-Authenticate');
+  });
+
   app.decorateRequest('user', null);
   app.decorate('userStore', users);
   app.decorate('loginLimiter', limiter);
@@ -152,4 +214,5 @@ export default fp(async (app) => {
   app.decorate('requireJobAccess', requireJobAccess);
   app.decorate('refuseCrossSite', refuseCrossSite);
   app.decorate('jobsNeedLogin', jobsNeedLogin);
+  app.decorate('jobTickets', tickets);
 }, { name: 'auth', dependencies: ['database'] });

@@ -77,6 +77,8 @@ export default fp(async (app) => {
       platformSources: platforms.sources,
       platformsVersion: platforms.version,
       resources: platforms.resources.data,
+      batchTimeoutMs: app.config.pool.batchTimeoutMs,
+      workerHeapMb: app.config.pool.workerHeapMb,
       onWorkerError: (err) => app.log.error({ err }, 'parsing worker error'),
     }),
     closePool: (pool) => pool.close(),

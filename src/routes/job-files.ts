@@ -2,7 +2,7 @@ import { createReadStream } from 'node:fs';
 import { readFile, stat } from 'node:fs/promises';
 import { join } from 'node:path';
 import type { FastifyInstance, FastifyReply, FastifyRequest, preHandlerAsyncHookHandler } from 'fastify';
-import { isJobId, isServedFileName, jobDir, REPORT_FILE } from '../pipeline/job-files.js';
+import { findResultFile, isJobId, isServedFileName, jobDir, REPORT_FILE } from '../pipeline/job-files.js';
 import { renderReportHtml, reportLanguage, REPORT_HTML_CSP } from '../pipeline/report-html.js';
 import type { ReportData } from '../pipeline/job-report.js';
 import { mayAccessJob } from '../plugins/auth.js';
@@ -18,6 +18,21 @@ export interface JobFilesOptions {
    * 403). Without it, whoever knows a job's id reads its files, as in the reference.
    */
   readonly access?: preHandlerAsyncHookHandler;
+  /** what the HTML report says beyond report.json (whether the job runs, platforms' names) */
+  readonly report?: ReportContext;
+}
+
+export interface ReportContext {
+  running(jobId: string): boolean;
+  platformName(code: string): string | undefined;
+}
+
+/** The service's answers to ReportContext: its running jobs, its current platforms. */
+export function reportContext(app: FastifyInstance): ReportContext {
+  return {
+    running: (jobId) => app.runningJobs.get(jobId) !== undefined,
+    platformName: (code) => app.platforms.sources.find((s) => s.manifest.name === code)?.manifest.longname,
+  };
 }
 
 /**
@@ -84,6 +99,8 @@ export default async function jobFileRoutes(app: FastifyInstance, opts: JobFiles
   app.get('/:jobId/job-report.html', hooks, async (request, reply) => {
     // `standalone=1` is accepted and changes nothing: the page is always self-contained.
     const { jobId } = request.params as FileParams;
+    // Opened with a ticket (a page logged in): the page's links to the job's files keep it.
+    const { ticket } = request.query as { ticket?: unknown };
     const text = await readFile(join(jobDir(varDir, jobId), REPORT_FILE), 'utf8').catch(() => undefined);
     if (text === undefined) return notFound(reply, 'reportNotFound');
     const report = JSON.parse(text) as ReportData;
@@ -94,7 +111,12 @@ export default async function jobFileRoutes(app: FastifyInstance, opts: JobFiles
       .header('X-Content-Type-Options', 'nosniff')
       .header('Referrer-Policy', 'no-referrer')
       .header('Vary', 'Accept-Language')
-      .send(renderReportHtml(report, reportLanguage(request.headers['accept-language'])));
+      .send(renderReportHtml(report, reportLanguage(request.headers['accept-language']), {
+        running: opts.report?.running(jobId),
+        result: (await findResultFile(jobDir(varDir, jobId))) !== undefined,
+        ticket: typeof ticket === 'string' ? ticket : undefined,
+        platformName: opts.report?.platformName,
+      }));
   });
 
   app.get('/:jobId/:file', hooks, async (request, reply) => {

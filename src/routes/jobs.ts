@@ -1,14 +1,17 @@
 import { randomUUID } from 'node:crypto';
+import { mkdir, stat } from 'node:fs/promises';
+import { dirname, join } from 'node:path';
 import type { ServerResponse } from 'node:http';
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import type { RuntimeLease } from '../plugins/platforms.js';
 import { StatusError, isStatusError, STATUS_CODES } from '../status-codes.js';
-import { header, readJobOptions, type JobOptions } from '../pipeline/job-options.js';
+import { header, readJobOptions, type JobOptions, type RequestHeaders } from '../pipeline/job-options.js';
 import { Job } from '../pipeline/job-runner.js';
 import { requestInputs } from '../pipeline/job-inputs.js';
-import { ResponseOutput, headerSafe } from '../pipeline/job-output.js';
+import { DeferredOutput, ResponseOutput, headerSafe, type JobOutput } from '../pipeline/job-output.js';
+import { mergeJobHeaders } from '../settings/predefined.js';
 import { REJECT_CATEGORIES, type RejectCategory } from '../pipeline/stages/types.js';
-import type { JobUrls } from '../pipeline/job-files.js';
+import { isJobId, jobDir, resultFileName, type JobUrls } from '../pipeline/job-files.js';
 
 /** `unknown-formats` → `Lines-Unknown-Formats`, `pkb-miss-ecs` → `Lines-PKB-Miss-ECs`. */
 export function rejectHeaderName(category: RejectCategory): string {
@@ -58,56 +61,110 @@ const STATUS_TEXT: Record<number, string> = {
   422: 'Unprocessable Entity', 499: 'Client Closed Request', 500: 'Internal Server Error', 503: 'Service Unavailable',
 };
 
-/** POST /: a job whose events stream back in the response while the upload is read. */
+/** How a job answers: its events in the response (`POST /`), or in a result file (`PUT /{jobID}`). */
+type JobMode = { readonly deferred: false } | { readonly deferred: true; readonly id: string };
+
+/**
+ * `POST /`: a job whose events stream back in the response while the upload is read.
+ * `PUT /{jobID}`: the same job under an id the client chose, its events written to a result
+ * file of the job folder (`GET /{jobID}` downloads it) while the response gets a heartbeat.
+ */
 export default async function jobRoutes(app: FastifyInstance): Promise<void> {
   // The body is the job's input: no parser may read it; the handler streams it.
   app.removeAllContentTypeParsers();
   app.addContentTypeParser('*', (_req, _payload, done) => done(null));
 
-  // The login check answers before the upload is read and the handler hijacks the reply
-  // (AUTH_JOBS decides when one is needed).
-  app.post('/', { onRequest: app.requireJobAccess }, async (request, reply) => {
-    // The job runs to its end with the platforms, pool and versions current now, even if an
-    // update installs new ones meanwhile.
+  // The job runs to its end with the platforms, pool and versions current now, even if an
+  // update installs new ones meanwhile.
+  const withLease = async (run: (lease: RuntimeLease) => Promise<void>) => {
     const lease = app.runtime.acquire();
     try {
-      await handleJobRequest(app, request, reply, lease);
+      await run(lease);
     } finally {
       lease.release();
     }
+  };
+
+  // The login check answers before the upload is read and the handler hijacks the reply
+  // (AUTH_JOBS decides when one is needed).
+  app.post('/', { onRequest: app.requireJobAccess }, async (request, reply) => {
+    await withLease((lease) => handleJobRequest(app, request, reply, lease, { deferred: false }));
+  });
+
+  app.put('/:jobId', { onRequest: app.requireJobAccess }, async (request, reply) => {
+    const { jobId } = request.params as { jobId: string };
+    await withLease((lease) => handleJobRequest(app, request, reply, lease, { deferred: true, id: jobId }));
   });
 }
 
-/** Checks the job's headers and the concurrency limit, then runs the job. */
-async function handleJobRequest(app: FastifyInstance, request: FastifyRequest, reply: FastifyReply, lease: RuntimeLease): Promise<void> {
-  const version = app.appVersion;
+/** Whether a job with this id exists: running here, recorded, or with a folder. */
+async function jobExists(app: FastifyInstance, id: string): Promise<boolean> {
+  if (app.runningJobs.get(id) || app.jobStore.get(id)) return true;
+  return stat(jobDir(app.config.varDir, id)).then(() => true, () => false);
+}
+
+/**
+ * The headers a job runs with: the request's, then its predefined setting's
+ * (`ezPAARSE-Predefined-Settings`), then the configured defaults. Throws 4026 for an unknown setting.
+ */
+async function effectiveHeaders(app: FastifyInstance, request: FastifyRequest): Promise<{ headers: RequestHeaders; setting?: string }> {
+  const id = header(request.headers, 'ezpaarse-predefined-settings')?.trim() || undefined;
+  const setting = id === undefined ? undefined : await app.predefinedSettings.get(id);
+  if (id !== undefined && !setting) throw new StatusError(4026, `no predefined setting named ${JSON.stringify(id)} (see /info/predefined-settings)`);
+  return { headers: mergeJobHeaders(request.headers, setting?.headers, app.config.defaultJobHeaders), setting: id };
+}
+
+/** Checks the job's id (deferred), headers and the concurrency limit, then runs the job. */
+async function handleJobRequest(app: FastifyInstance, request: FastifyRequest, reply: FastifyReply, lease: RuntimeLease, mode: JobMode): Promise<void> {
+  const refuse = (error: StatusError, extra: Record<string, string> = {}) => {
+    reply.hijack();
+    discardRest(request);
+    sendStatusError(reply.raw, error, { 'ezPAARSE-Version': app.appVersion, ...extra });
+  };
+  // Ids chosen by clients are lower-case UUIDs, as the reference requires.
+  if (mode.deferred && !isJobId(mode.id)) {
+    // The reference's route does not match such a path: not found, said the job way.
+    reply.hijack();
+    discardRest(request);
+    const body = JSON.stringify({ statusCode: 404, error: 'Not Found', message: 'a job id is a lower-case UUID' });
+    reply.raw.writeHead(404, { 'Content-Type': 'application/json; charset=utf-8', 'Content-Length': Buffer.byteLength(body), 'ezPAARSE-Version': app.appVersion });
+    reply.raw.end(body);
+    return;
+  }
+  if (mode.deferred && (await jobExists(app, mode.id))) return refuse(new StatusError(4023, `job ${mode.id} exists`));
   let options: JobOptions;
+  let setting: string | undefined;
   try {
-    options = readJobOptions(request.headers, {
+    const effective = await effectiveHeaders(app, request);
+    setting = effective.setting;
+    options = readJobOptions(effective.headers, {
       platforms: lease.platforms.names,
       middlewares: lease.platforms.resources.middlewareModules,
       defaultMiddlewares: app.config.middlewares,
     });
   } catch (err) {
-    const error = isStatusError(err) ? err : new StatusError(5000, (err as Error).message);
-    reply.hijack();
-    discardRest(request);
-    sendStatusError(reply.raw, error, { 'ezPAARSE-Version': version });
-    return;
+    return refuse(isStatusError(err) ? err : new StatusError(5000, (err as Error).message));
   }
   const limit = app.config.limits.maxConcurrentJobs;
-  if (limit > 0 && app.runningJobs.size >= limit) {
-    reply.hijack();
-    discardRest(request);
-    sendStatusError(reply.raw, new StatusError(5004, `${limit} jobs are running`), { 'Retry-After': '30' });
-    return;
-  }
+  if (limit > 0 && app.runningJobs.size >= limit) return refuse(new StatusError(5004, `${limit} jobs are running`), { 'Retry-After': '30' });
   reply.hijack();
-  await runJob(app, request, reply.raw, options, lease);
+  await runJob(app, request, reply.raw, options, lease, mode, setting);
 }
 
-async function runJob(app: FastifyInstance, request: FastifyRequest, res: ServerResponse, options: JobOptions, lease: RuntimeLease): Promise<void> {
-  const id = randomUUID();
+/** Takes the job folder of a client-chosen id: only one of two requests racing for it gets it. */
+async function claimFolder(dir: string): Promise<boolean> {
+  await mkdir(dirname(dir), { recursive: true });
+  try {
+    await mkdir(dir);
+    return true;
+  } catch (err) {
+    if ((err as NodeJS.ErrnoException).code === 'EEXIST') return false;
+    throw err;
+  }
+}
+
+async function runJob(app: FastifyInstance, request: FastifyRequest, res: ServerResponse, options: JobOptions, lease: RuntimeLease, mode: JobMode, setting: string | undefined): Promise<void> {
+  const id = mode.deferred ? mode.id : randomUUID();
   const job = new Job(
     {
       config: app.config,
@@ -119,28 +176,49 @@ async function runJob(app: FastifyInstance, request: FastifyRequest, res: Server
       platformVersion: (code) => lease.platforms.sources.find((s) => s.manifest.name === code)?.manifest.version,
     },
     options,
-    { id, userId: request.user?.username, userAgent: header(request.headers, 'user-agent') },
+    { id, userId: request.user?.username, userAgent: header(request.headers, 'user-agent'), predefinedSettings: setting },
   );
   const headers = jobHeaders(id, job.urls, app.appVersion);
-  const output = new ResponseOutput(res, () => job.frame(), options.responseEncoding, options.output.contentType, () => headers);
-  job.onFailBeforeOutput = (error) => {
+  if (mode.deferred && !(await claimFolder(job.dir))) {
     discardRest(request);
-    sendStatusError(res, error, headers);
-  };
+    sendStatusError(res, new StatusError(4023, `job ${id} exists`), { 'ezPAARSE-Version': app.appVersion });
+    return;
+  }
+  let output: JobOutput;
+  if (mode.deferred) {
+    const deferred = new DeferredOutput(res, join(job.dir, resultFileName(job.startedAt, options.output.extension, options.responseEncoding)),
+      () => job.frame(), options.responseEncoding, () => headers, app.config.heartbeatMs);
+    job.onFailBeforeOutput = (error) => {
+      void deferred.abandon(error.code, error.message).catch(() => undefined);
+      discardRest(request);
+      sendStatusError(res, error, headers);
+    };
+    output = deferred;
+  } else {
+    output = new ResponseOutput(res, () => job.frame(), options.responseEncoding, options.output.contentType, () => headers);
+    job.onFailBeforeOutput = (error) => {
+      discardRest(request);
+      sendStatusError(res, error, headers);
+    };
+  }
 
-  // A client that goes away aborts the job; an upload that stops sending fails it.
+  // A client that goes away aborts the job, unless its events go to a file and its upload is
+  // complete (a deferred job then ends on its own); an upload that stops sending fails it.
   res.on('close', () => {
-    if (!res.writableFinished) job.abort(new StatusError(4039, 'the client closed the connection'));
+    if (res.writableFinished || (mode.deferred && request.raw.complete)) return;
+    job.abort(new StatusError(4039, 'the client closed the connection'));
   });
   const idle = app.config.limits.idleUploadMs;
   if (idle > 0) {
     request.raw.setTimeout(idle, () => job.abort(new StatusError(4037, `nothing received for ${idle / 1000} s`)));
+    // Once the upload is complete, the job may take its time: only a silent upload is cut off.
+    request.raw.once('end', () => request.raw.setTimeout(0));
   }
 
   const done = (async () => {
     await job.open(output);
     const outcome = await job.run(requestInputs(request.raw, options.contentEncoding));
-    request.log.info({ job: id, outcome, lines: job.linesRead, events: job.events }, 'job ended');
+    request.log.info({ job: id, outcome, lines: job.linesRead, events: job.events, deferred: mode.deferred }, 'job ended');
   })();
   app.runningJobs.add(job, done);
   try {

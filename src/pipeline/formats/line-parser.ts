@@ -10,14 +10,18 @@ const QUOTE = 34;
  */
 export function parseLine(format: CompiledFormat, line: string): Record<string, string> | undefined {
   const match = format.regex.exec(line);
-  if (match === null) return undefined;
+  return match === null ? undefined : fieldsOfMatch(format, match);
+}
+
+/** The properties of a line the format's regex matched (run elsewhere: the format tester's budget). */
+export function fieldsOfMatch(format: CompiledFormat, match: ArrayLike<string | null | undefined>): Record<string, string> {
   const groups = format.groups;
   const out: Record<string, string> = {};
   for (let i = 0; i < groups.length; i++) {
     const property = groups[i];
     if (property === null) continue;
     let value = match[i + 1];
-    if (value === undefined) continue;
+    if (value === undefined || value === null) continue;
     const last = value.length - 1;
     if (last > 0 && value.charCodeAt(0) === QUOTE && value.charCodeAt(last) === QUOTE) value = value.slice(1, last);
     if (value === '' || value === '-') continue;

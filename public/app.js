@@ -1,0 +1,492 @@
+// The submission page: files, settings (form controls ↔ job headers), the format tester, then
+// the job: a deferred job (PUT /{id}) whose upload streams from the files, its progress polled
+// from /api/jobs/{id}/progress, and links to its result and report at the end.
+import {
+  $, h, api, ApiError, authHeaders, currentUser, formatBytes, formatDuration, formatNumber, messageOf,
+  onSessionChange, openLogin, setupLogin, uuid,
+} from './common.js';
+
+const page = {
+  files: [],
+  settings: {},
+  /** the headers the selected predefined setting gave the form, to tell whether it was changed */
+  baseline: null,
+  /** headers of the setting that no control shows, sent as they are */
+  extra: {},
+  rejects: [],
+  app: null,
+  job: null,
+};
+
+const isGzip = (file) => /\.gz$/i.test(file.name) || /gzip/.test(file.type);
+const byName = (a, b) => a.name.localeCompare(b.name, undefined, { sensitivity: 'base', numeric: true });
+
+// ---------------------------------------------------------------------------- files
+
+function addFiles(list) {
+  for (const file of list) {
+    if (!page.files.some((f) => f.name === file.name && f.size === file.size && f.lastModified === file.lastModified)) page.files.push(file);
+  }
+  page.files.sort(byName);
+  renderFiles();
+}
+
+function renderFiles() {
+  const list = $('#file-list');
+  list.replaceChildren(...page.files.map((file, i) => h('li', {},
+    h('span', { class: 'name' }, file.name),
+    isGzip(file) ? h('span', { class: 'badge' }, 'gzip') : null,
+    h('span', { class: 'size' }, formatBytes(file.size)),
+    h('button', { type: 'button', class: 'link', 'aria-label': `Remove ${file.name}`, onclick: () => { page.files.splice(i, 1); renderFiles(); } }, 'Remove'),
+  )));
+  const total = page.files.reduce((n, f) => n + f.size, 0);
+  $('#file-summary').hidden = page.files.length === 0;
+  $('#file-total').textContent = `${page.files.length} file${page.files.length > 1 ? 's' : ''}, ${formatBytes(total)}`;
+  refresh();
+}
+
+function setupDropzone() {
+  const zone = $('#dropzone');
+  const input = $('#file-input');
+  zone.addEventListener('click', () => input.click());
+  zone.addEventListener('keydown', (e) => {
+    if (e.key === 'Enter' || e.key === ' ') {
+      e.preventDefault();
+      input.click();
+    }
+  });
+  input.addEventListener('change', () => {
+    addFiles(input.files);
+    input.value = '';
+  });
+  for (const type of ['dragenter', 'dragover']) {
+    zone.addEventListener(type, (e) => {
+      e.preventDefault();
+      zone.classList.add('over');
+    });
+  }
+  for (const type of ['dragleave', 'drop']) zone.addEventListener(type, () => zone.classList.remove('over'));
+  zone.addEventListener('drop', (e) => {
+    e.preventDefault();
+    addFiles(e.dataTransfer.files);
+  });
+  // A file dropped beside the zone must not replace the page.
+  window.addEventListener('dragover', (e) => e.preventDefault());
+  window.addEventListener('drop', (e) => e.preventDefault());
+  $('#clear-files').addEventListener('click', () => {
+    page.files = [];
+    renderFiles();
+  });
+  $('#paste').addEventListener('input', refresh);
+}
+
+/** The job's inputs: the files, or the pasted text as one file. */
+function inputs() {
+  if (page.files.length) return page.files;
+  const text = $('#paste').value;
+  return text.trim() ? [new File([text.endsWith('\n') ? text : `${text}\n`], 'pasted.log', { type: 'text/plain' })] : [];
+}
+
+/** The first lines of the first input (decompressed), for the format tester. */
+async function firstLines(max = 20) {
+  const file = inputs()[0];
+  if (!file) return '';
+  let stream = file.stream();
+  if (isGzip(file)) stream = stream.pipeThrough(new DecompressionStream('gzip'));
+  const reader = stream.getReader();
+  const decoder = new TextDecoder();
+  let text = '';
+  let complete = false;
+  while (text.length < 48 * 1024) {
+    const { value, done } = await reader.read();
+    if (done) {
+      complete = true;
+      break;
+    }
+    text += decoder.decode(value, { stream: true });
+    if (text.split('\n').length > max + 1) break;
+  }
+  await reader.cancel().catch(() => undefined);
+  const lines = text.split('\n');
+  if (!complete) lines.pop(); // a line cut by the read
+  return lines.filter((l) => l.trim()).slice(0, max).join('\n');
+}
+
+// ---------------------------------------------------------------------------- settings
+
+const controls = () => [...document.querySelectorAll('#step-settings [data-header]')];
+
+const SIMPLE = ['Date-Format', 'Request-Charset', 'Accept', 'Crypted-Fields', 'Response-Charset', 'Traces-Level', 'Force-Parser',
+  'Double-Click-HTML', 'Double-Click-PDF', 'Double-Click-MISC', 'Double-Click-Strategy'];
+
+/** The job headers the form stands for (without the predefined setting's id). */
+function formHeaders() {
+  const headers = {};
+  const value = (id) => $(`#${id}`).value.trim();
+  const proxy = value('proxy');
+  const format = value('format');
+  if (proxy && (format || proxy === 'bibliopam')) headers[`Log-Format-${proxy}`] = format || 'standard';
+  for (const el of controls()) {
+    const name = el.dataset.header;
+    if (SIMPLE.includes(name) && el.value.trim()) headers[name] = el.value.trim();
+  }
+  const list = (id, sign) => value(id).split(',').map((f) => f.trim()).filter(Boolean).map((f) => sign + f.replace(/^[+-]/, ''));
+  const fields = [...list('fields-add', '+'), ...list('fields-remove', '-')];
+  if (fields.length) headers['Output-Fields'] = fields.join(',');
+  if ($('#clean-only').checked) headers['Clean-Only'] = 'true';
+  if ($('#compress').checked) headers['Response-Encoding'] = 'gzip';
+  if ($('#dc-off').checked) headers['Double-Click-Removal'] = 'false';
+  const rejects = [...document.querySelectorAll('#reject-choices input:checked')].map((c) => c.value);
+  if (rejects.length) headers['Reject-Files'] = rejects.length === page.rejects.length ? 'all' : rejects.join(',');
+  return { ...headers, ...page.extra };
+}
+
+/** Everything sent: the form's headers, and the setting's id while the form still shows it unchanged. */
+function jobHeaders() {
+  const headers = formHeaders();
+  const id = $('#predefined').value;
+  if (id && !modified()) headers['ezPAARSE-Predefined-Settings'] = id;
+  return headers;
+}
+
+/** A header the setting gave was changed or removed (adding headers keeps the setting). */
+function modified() {
+  if (page.baseline === null) return false;
+  const now = formHeaders();
+  return Object.entries(page.baseline).some(([k, v]) => now[k] !== v);
+}
+
+function resetControls() {
+  for (const el of controls()) {
+    if (el.type === 'checkbox') el.checked = false;
+    else el.value = '';
+  }
+  for (const c of document.querySelectorAll('#reject-choices input')) c.checked = false;
+  page.extra = {};
+}
+
+/** A value a select does not offer yet (a charset of a setting): added, so the form can show it. */
+function selectValue(select, value) {
+  if (![...select.options].some((o) => o.value === value)) select.append(h('option', { value }, value));
+  select.value = value;
+}
+
+/** Spreads a setting's headers into the controls; the rest is kept as extra headers. */
+function applySetting(id) {
+  resetControls();
+  page.baseline = null;
+  const setting = page.settings[id];
+  if (setting) {
+    for (const [rawName, value] of Object.entries(setting.headers)) {
+      const name = rawName.toLowerCase();
+      const format = /^log-format-(ezproxy|apache|squid|bibliopam)$/.exec(name);
+      const simple = SIMPLE.find((s) => s.toLowerCase() === name);
+      if (format) {
+        $('#proxy').value = format[1];
+        $('#format').value = value;
+      } else if (simple) {
+        const el = controls().find((c) => c.dataset.header === simple);
+        if (el.tagName === 'SELECT') selectValue(el, name === 'traces-level' ? value.toLowerCase() : value);
+        else el.value = value;
+      } else if (name === 'output-fields') {
+        const items = value.split(',').map((f) => f.trim()).filter(Boolean);
+        $('#fields-add').value = items.filter((f) => !f.startsWith('-')).map((f) => f.replace(/^\+/, '')).join(', ');
+        $('#fields-remove').value = items.filter((f) => f.startsWith('-')).map((f) => f.slice(1)).join(', ');
+      } else if (name === 'clean-only' && value.trim().toLowerCase() === 'true') {
+        $('#clean-only').checked = true;
+      } else if (name === 'response-encoding' && /gzip/i.test(value)) {
+        $('#compress').checked = true;
+      } else if (name === 'double-click-removal' && value.trim().toLowerCase() === 'false') {
+        $('#dc-off').checked = true;
+      } else if (name === 'reject-files') {
+        const wanted = value.toLowerCase().split(',').map((v) => v.trim());
+        for (const c of document.querySelectorAll('#reject-choices input')) c.checked = wanted.includes('all') || wanted.includes(c.value);
+      } else {
+        page.extra[rawName] = value;
+      }
+    }
+    page.baseline = formHeaders();
+  }
+  $('#predefined-note').textContent = setting
+    ? `${setting.fullName}${setting.country ? ` (${setting.country})` : ''}: ${Object.keys(setting.headers).length} header(s) applied to the form.`
+    : "A predefined setting fills the form with an institution's usual settings.";
+  refresh();
+}
+
+function renderExtra() {
+  const box = $('#extra-headers');
+  const entries = Object.entries(page.extra);
+  box.replaceChildren();
+  if (!entries.length) return;
+  box.append(h('h3', {}, 'Other headers of the predefined setting'),
+    h('table', { class: 'kv' }, h('tbody', {}, entries.map(([k, v]) => h('tr', {}, h('td', {}, k), h('td', { class: 'mono' }, v))))));
+}
+
+const shellQuote = (s) => `'${String(s).replace(/'/g, `'\\''`)}'`;
+
+function renderCommand() {
+  const headers = jobHeaders();
+  const lines = [`curl -X POST ${shellQuote(`${location.origin}/`)}`];
+  if (currentUser()) lines.push(`  -u ${shellQuote(`${currentUser().username}:PASSWORD`)}`);
+  for (const [k, v] of Object.entries(headers)) lines.push(`  -H ${shellQuote(`${k}: ${v}`)}`);
+  const files = inputs();
+  for (const f of files) lines.push(`  -F ${shellQuote(`files[]=@${f.name}`)}`);
+  if (!files.length) lines.push("  -F 'files[]=@access.log'");
+  lines.push('  -o result');
+  $('#command').textContent = lines.join(' \\\n');
+}
+
+/** After any change: the format field, the command, the start button. */
+function refresh() {
+  const proxy = $('#proxy').value;
+  $('#format').disabled = !proxy;
+  $('#format').placeholder = { ezproxy: '%h %l %u %t "%r" %s %b', apache: '%h %l %u %t "%r" %>s %b', squid: '%ts.%03tu %6tr %>a %Ss/%03>Hs %<st %rm %ru %[un %Sh/%<a %mt', bibliopam: 'standard' }[proxy] ?? 'choose the proxy type first';
+  const id = $('#predefined').value;
+  if (id) $('#predefined-note').classList.toggle('warn', modified());
+  renderExtra();
+  renderCommand();
+  const ready = inputs().length > 0 && !page.job;
+  $('#start').disabled = !ready;
+  $('#start-hint').textContent = page.job ? 'A job is running.' : ready ? `${inputs().length} input(s) ready.` : 'Choose at least one file, or paste lines.';
+}
+
+// ---------------------------------------------------------------------------- format tester
+
+async function testFormat() {
+  const out = $('#tester-out');
+  out.replaceChildren(h('p', { class: 'hint' }, 'Testing…'));
+  const logLines = await firstLines();
+  if (!logLines) {
+    out.replaceChildren(h('p', { class: 'notice warn' }, 'Choose a file or paste lines first.'));
+    return;
+  }
+  const body = { logLines };
+  const proxy = $('#proxy').value;
+  if (proxy) body.proxy = proxy;
+  if ($('#format').value.trim()) body.format = $('#format').value.trim();
+  if ($('#date-format').value.trim()) body.dateFormat = $('#date-format').value.trim();
+  try {
+    const r = await api('/api/format/logparser', { method: 'PUT', json: body });
+    out.replaceChildren(...renderTest(r, logLines.split('\n')[0]));
+  } catch (err) {
+    const message = err instanceof ApiError && err.status === 422
+      ? 'This format takes too long on these lines: one of its regular expressions is too costly.'
+      : messageOf(err);
+    out.replaceChildren(h('p', { class: 'notice bad' }, message));
+  }
+}
+
+function renderTest(r, line) {
+  const nodes = [];
+  if (r.strictMatch) {
+    nodes.push(h('p', { class: 'notice ok' }, `${r.autoDetect ? 'Recognised' : 'The format matches'}: ${r.proxy} format `, h('code', {}, r.format),
+      ` — ${r.lines.matching} of the ${r.lines.tested} first lines match.`));
+    if (r.autoDetect) {
+      nodes.push(h('button', { type: 'button', onclick: () => { $('#proxy').value = r.proxy; $('#format').value = r.format; refresh(); } }, 'Use this format'));
+    }
+    if (r.missing.length) nodes.push(h('p', { class: 'notice warn' }, `The events would lack: ${r.missing.join(', ')}.`));
+    nodes.push(h('h3', {}, 'The event of the first line'),
+      h('table', { class: 'kv' }, h('tbody', {}, Object.entries(r.ec).map(([k, v]) => h('tr', {}, h('td', {}, k), h('td', { class: 'mono' }, String(v)))))));
+  } else if (r.autoDetect) {
+    nodes.push(h('p', { class: 'notice warn' }, 'No format logsift knows matches the first line: choose the proxy type and write the format of your logs.'));
+  } else {
+    nodes.push(h('p', { class: 'notice bad' }, 'The format does not match the first line. It matches up to here (green), then breaks:'),
+      h('pre', {}, h('mark', {}, line.slice(0, r.breakAt.line)), h('span', { class: 'broken' }, line.slice(r.breakAt.line))),
+      h('pre', {}, h('mark', {}, r.formatBreak), h('span', { class: 'broken' }, r.format.slice(r.breakAt.format))));
+  }
+  return nodes;
+}
+
+// ---------------------------------------------------------------------------- the job
+
+const labelOf = (category) => page.rejects.find((r) => r.category === category) ?? { label: category, description: '' };
+
+function setState(text, kind = '') {
+  const badge = $('#job-state');
+  badge.textContent = text;
+  badge.className = `badge ${kind}`;
+}
+
+function showProgress(p) {
+  $('#fig-lines').textContent = formatNumber(p.linesRead);
+  $('#fig-events').textContent = formatNumber(p.events);
+  $('#fig-denied').textContent = formatNumber(p.denied);
+  const rejected = Object.entries(p.rejects).filter(([c]) => !labelOf(c).kept).reduce((n, [, v]) => n + v, 0);
+  $('#fig-rejected').textContent = formatNumber(rejected);
+  $('#fig-speed').textContent = p.linesRead ? `${formatNumber(p.linesPerSecond)} lines/s` : '–';
+  $('#fig-elapsed').textContent = formatDuration(p.elapsedMs);
+  const rows = Object.entries(p.rejects).filter(([, n]) => n > 0).sort((a, b) => b[1] - a[1]);
+  $('#rejects-table').hidden = rows.length === 0;
+  $('#rejects-table tbody').replaceChildren(...rows.map(([c, n]) => h('tr', { dataset: { category: c } },
+    h('td', {}, labelOf(c).label), h('td', { class: 'num' }, formatNumber(n)), h('td', { class: 'hint' }, labelOf(c).description))));
+}
+
+function showUpload(loaded, total) {
+  const percent = total ? Math.min(100, Math.round((loaded * 100) / total)) : 0;
+  $('#upload-bar > div').style.width = `${percent}%`;
+  $('#upload-bar').setAttribute('aria-valuenow', String(percent));
+  $('#fig-sent').textContent = formatBytes(loaded);
+  if (page.job?.phase === 'upload') $('#status-line').textContent = `Sending the files: ${percent} % of ${formatBytes(total)}, processed as they arrive.`;
+}
+
+/** Links to the job's files; a ticket stands for the login in links (they cannot carry a password). */
+function showResult(job, p) {
+  const q = p.ticket ? `?ticket=${encodeURIComponent(p.ticket)}` : '';
+  const base = `/${job.id}`;
+  const links = [];
+  if (p.result) links.push(h('a', { class: 'primary', href: `${base}${q}`, id: 'download-result', download: '' }, `Download the result (${formatNumber(p.events)} events)`));
+  links.push(h('a', { href: `${base}/job-report.html${q}`, id: 'open-report', target: '_blank', rel: 'noopener' }, 'Open the report'));
+  links.push(h('a', { href: `${base}/job-report.json${q}`, id: 'report-json' }, 'Report (JSON)'));
+  links.push(h('a', { href: `${base}/job-traces.log${q}`, id: 'traces' }, 'Traces'));
+  for (const category of job.rejectFiles) {
+    const n = p.rejects[category] ?? 0;
+    links.push(h('a', { href: `${base}/lines-${category}.log${q}`, dataset: { rejectFile: category } }, `${labelOf(category).label} (${formatNumber(n)} lines)`));
+  }
+  $('#result-links').replaceChildren(...links);
+}
+
+async function poll(job) {
+  try {
+    const p = await api(`/api/jobs/${job.id}/progress`);
+    job.last = p;
+    showProgress(p);
+    if (p.running && job.phase !== 'upload') $('#status-line').textContent = 'Processing the last lines…';
+    return p;
+  } catch (err) {
+    if (!(err instanceof ApiError && err.status === 404)) console.warn('progress', err);
+    return undefined;
+  }
+}
+
+function finish(job, outcome) {
+  clearInterval(job.timer);
+  page.job = null;
+  $('#cancel').hidden = true;
+  $('#again').hidden = false;
+  const bar = $('#upload-bar');
+  bar.classList.toggle('done', outcome.ok);
+  bar.classList.toggle('failed', !outcome.ok);
+  if (outcome.ok) {
+    $('#upload-bar > div').style.width = '100%';
+    setState('done', 'ok');
+    $('#status-line').textContent = `Finished: ${formatNumber(outcome.progress.linesRead)} lines read, ${formatNumber(outcome.progress.events)} events.`;
+  } else {
+    setState(outcome.cancelled ? 'cancelled' : 'failed', outcome.cancelled ? 'warn' : 'bad');
+    $('#status-line').textContent = outcome.cancelled ? 'Cancelled.' : 'The job failed.';
+    $('#job-error').textContent = outcome.message ?? '';
+  }
+  if (outcome.progress) showResult(job, outcome.progress);
+  refresh();
+}
+
+async function start() {
+  const files = inputs();
+  if (!files.length || page.job) return;
+  if (page.app?.jobsNeedLogin && !currentUser()) {
+    openLogin('Log in to process files.');
+    return;
+  }
+  const headers = jobHeaders();
+  const rejectFiles = (headers['Reject-Files'] ?? '') === 'all' ? page.rejects.map((r) => r.category) : (headers['Reject-Files'] ?? '').split(',').filter(Boolean);
+  const job = { id: uuid(), phase: 'upload', rejectFiles, cancelled: false };
+  page.job = job;
+  const total = files.reduce((n, f) => n + f.size, 0);
+  $('#step-progress').hidden = false;
+  $('#job-id').textContent = job.id;
+  $('#job-error').textContent = '';
+  $('#result-links').replaceChildren();
+  $('#cancel').hidden = false;
+  $('#again').hidden = true;
+  $('#upload-bar').classList.remove('done', 'failed');
+  setState('running');
+  showUpload(0, total);
+  showProgress({ linesRead: 0, events: 0, denied: 0, rejects: {}, linesPerSecond: 0, elapsedMs: 0 });
+  $('#step-progress').scrollIntoView({ behavior: 'smooth', block: 'start' });
+  refresh();
+
+  // Multipart of File parts: the browser streams them from disk.
+  const form = new FormData();
+  for (const f of files) form.append('files[]', f, f.name);
+  const xhr = new XMLHttpRequest();
+  job.xhr = xhr;
+  xhr.open('PUT', `/${job.id}`);
+  for (const [k, v] of Object.entries({ ...headers, ...authHeaders() })) xhr.setRequestHeader(k, v);
+  xhr.upload.addEventListener('progress', (e) => showUpload(e.loaded, e.lengthComputable ? e.total : total));
+  xhr.upload.addEventListener('load', () => {
+    job.phase = 'processing';
+    showUpload(total, total);
+    $('#status-line').textContent = 'All sent; processing the last lines…';
+  });
+  job.timer = setInterval(() => void poll(job), 1000);
+  const ended = new Promise((resolve) => xhr.addEventListener('loadend', resolve));
+  xhr.send(form);
+  await ended;
+  job.phase = 'ended';
+  const progress = await poll(job);
+  if (job.cancelled) return finish(job, { ok: false, cancelled: true, progress });
+  let body = null;
+  try {
+    body = JSON.parse(xhr.responseText);
+  } catch { /* the heartbeat dots of a deferred job */ }
+  if (xhr.status === 401) {
+    finish(job, { ok: false, message: 'A login is needed: log in, then start again.', progress: undefined });
+    openLogin('Log in to process files.');
+    return;
+  }
+  if (xhr.status !== 200) {
+    return finish(job, { ok: false, message: body?.message ?? `The service answered ${xhr.status || 'nothing'}.`, progress });
+  }
+  const ok = progress && progress.state === 'done';
+  finish(job, { ok, message: progress?.status ? `${progress.status.code}: ${progress.status.message}` : undefined, progress });
+}
+
+function cancel() {
+  const job = page.job;
+  if (!job) return;
+  job.cancelled = true;
+  job.xhr?.abort();
+}
+
+// ---------------------------------------------------------------------------- start-up
+
+async function load() {
+  const [app, settings, rejects, platforms] = await Promise.all([
+    api('/info/app'), api('/info/predefined-settings'), api('/info/rejects'), api('/info/platforms').catch(() => []),
+  ]);
+  page.app = app;
+  page.settings = settings;
+  page.rejects = rejects;
+  const showLoginNeeded = () => { $('#login-needed').hidden = !(app.jobsNeedLogin && !currentUser()); };
+  showLoginNeeded();
+  onSessionChange(() => { showLoginNeeded(); refresh(); });
+
+  const groups = new Map();
+  for (const [id, s] of Object.entries(settings)) {
+    const key = s.country || 'Other';
+    if (!groups.has(key)) groups.set(key, []);
+    groups.get(key).push(h('option', { value: id }, `${s.fullName} (${id})`));
+  }
+  $('#predefined').append(...[...groups.keys()].sort().map((g) => h('optgroup', { label: g }, groups.get(g))));
+  $('#force-parser').append(...platforms.map((p) => h('option', { value: p.name }, `${p.longname ?? p.name} (${p.name})`)));
+  $('#reject-choices').replaceChildren(...rejects.filter((r) => !r.kept).map((r) => h('label', { title: r.description },
+    h('input', { type: 'checkbox', value: r.category, name: 'reject' }), r.label)));
+}
+
+setupLogin();
+setupDropzone();
+$('#predefined').addEventListener('change', (e) => applySetting(e.target.value));
+$('#step-settings').addEventListener('input', refresh);
+$('#step-settings').addEventListener('change', refresh);
+$('#test-format').addEventListener('click', () => void testFormat());
+$('#start').addEventListener('click', () => void start());
+$('#cancel').addEventListener('click', cancel);
+$('#again').addEventListener('click', () => {
+  $('#step-progress').hidden = true;
+  page.files = [];
+  renderFiles();
+  $('#step-files').scrollIntoView({ behavior: 'smooth' });
+});
+$('#login-needed-open').addEventListener('click', () => openLogin('Log in to process files.'));
+load().then(refresh, (err) => {
+  $('#start-hint').textContent = `The service did not answer: ${messageOf(err)}`;
+});

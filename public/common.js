@@ -1,0 +1,183 @@
+// Shared by the pages: DOM building without HTML strings, API calls with the credentials of the
+// login box (kept in memory only: closing the tab forgets them), number formatting.
+
+/** Builds an element; children are nodes or text (never parsed as HTML). */
+export function h(tag, attrs = {}, ...children) {
+  const svg = tag.startsWith('svg:');
+  const node = svg ? document.createElementNS('http://www.w3.org/2000/svg', tag.slice(4)) : document.createElement(tag);
+  for (const [name, value] of Object.entries(attrs ?? {})) {
+    if (value === undefined || value === null || value === false) continue;
+    if (name.startsWith('on') && typeof value === 'function') node.addEventListener(name.slice(2), value);
+    else if (name === 'dataset') Object.assign(node.dataset, value);
+    else node.setAttribute(name, value === true ? '' : String(value));
+  }
+  for (const child of children.flat()) {
+    if (child === undefined || child === null || child === false) continue;
+    node.append(child instanceof Node ? child : document.createTextNode(String(child)));
+  }
+  return node;
+}
+
+export const $ = (selector, root = document) => root.querySelector(selector);
+
+const numberFormat = new Intl.NumberFormat('en');
+export const formatNumber = (n) => numberFormat.format(Math.round(Number(n) || 0));
+
+export function formatBytes(n) {
+  const units = ['B', 'KiB', 'MiB', 'GiB', 'TiB'];
+  let value = Number(n) || 0;
+  let unit = 0;
+  while (value >= 1024 && unit < units.length - 1) {
+    value /= 1024;
+    unit++;
+  }
+  return `${unit === 0 ? value : value.toFixed(value < 10 ? 2 : 1)} ${units[unit]}`;
+}
+
+export function formatDuration(ms) {
+  let s = Math.round((Number(ms) || 0) / 1000);
+  const hours = Math.floor(s / 3600);
+  s -= hours * 3600;
+  const minutes = Math.floor(s / 60);
+  s -= minutes * 60;
+  if (hours) return `${hours} h ${minutes} min`;
+  if (minutes) return `${minutes} min ${s} s`;
+  return `${s} s`;
+}
+
+/** A version 4 UUID from the browser's random generator (crypto.randomUUID needs HTTPS). */
+export function uuid() {
+  const b = crypto.getRandomValues(new Uint8Array(16));
+  b[6] = (b[6] & 0x0f) | 0x40;
+  b[8] = (b[8] & 0x3f) | 0x80;
+  const hex = [...b].map((x) => x.toString(16).padStart(2, '0')).join('');
+  return `${hex.slice(0, 8)}-${hex.slice(8, 12)}-${hex.slice(12, 16)}-${hex.slice(16, 20)}-${hex.slice(20)}`;
+}
+
+/** What the login box knows: the Authorization header and the user, or nothing. */
+const session = { authorization: null, user: null, listeners: new Set() };
+
+export const currentUser = () => session.user;
+
+/** Headers every API request carries: the credentials, and a request not to get the browser's own login dialog. */
+export function authHeaders() {
+  const headers = { 'X-Requested-With': 'XMLHttpRequest' };
+  if (session.authorization) headers.Authorization = session.authorization;
+  return headers;
+}
+
+export class ApiError extends Error {
+  constructor(status, body) {
+    super(body?.message ?? `HTTP ${status}`);
+    this.status = status;
+    this.body = body;
+  }
+}
+
+/** A JSON API call; throws ApiError with the answer's body for any status but 2xx. */
+export async function api(path, { method = 'GET', json, body, headers = {} } = {}) {
+  const init = { method, headers: { ...authHeaders(), ...headers } };
+  if (json !== undefined) {
+    init.body = JSON.stringify(json);
+    init.headers['Content-Type'] = 'application/json';
+  } else if (body !== undefined) {
+    init.body = body;
+  }
+  const res = await fetch(path, init);
+  const text = await res.text();
+  let data = null;
+  try {
+    data = text ? JSON.parse(text) : null;
+  } catch {
+    data = text;
+  }
+  if (!res.ok) {
+    if (res.status === 401 && session.authorization) setSession(null, null);
+    throw new ApiError(res.status, data);
+  }
+  return data;
+}
+
+function setSession(authorization, user) {
+  session.authorization = authorization;
+  session.user = user;
+  for (const listener of session.listeners) listener(user);
+}
+
+export function onSessionChange(listener) {
+  session.listeners.add(listener);
+}
+
+/** Checks an address and a password with the service; keeps them in memory when they are right. */
+export async function logIn(username, password) {
+  const bytes = new TextEncoder().encode(`${username}:${password}`);
+  const authorization = `Basic ${btoa(String.fromCharCode(...bytes))}`;
+  const res = await fetch('/api/auth/session', { headers: { Authorization: authorization, 'X-Requested-With': 'XMLHttpRequest' } });
+  const data = await res.json().catch(() => null);
+  if (!res.ok) throw new ApiError(res.status, data);
+  setSession(authorization, data.user);
+  return data.user;
+}
+
+export function logOut() {
+  setSession(null, null);
+}
+
+const LOGIN_MESSAGES = {
+  invalidCredentials: 'Wrong address or password.',
+  authenticationRequired: 'Give your address and password.',
+  tooManyFailures: 'Too many failed attempts: wait a few minutes.',
+};
+
+export const messageOf = (err) => LOGIN_MESSAGES[err?.body?.message] ?? err?.body?.detail ?? err?.body?.message ?? err?.message ?? String(err);
+
+function loginDialog() {
+  return h('dialog', { id: 'login-dialog', 'aria-labelledby': 'login-title' },
+    h('form', { id: 'login-form' },
+      h('h2', { id: 'login-title' }, 'Log in'),
+      h('p', { class: 'hint', id: 'login-reason' }),
+      h('label', {}, 'Mail address ', h('input', { name: 'username', type: 'email', autocomplete: 'username', required: true })),
+      h('label', {}, 'Password ', h('input', { name: 'password', type: 'password', autocomplete: 'current-password', required: true })),
+      h('p', { class: 'notice bad', id: 'login-error', role: 'alert' }),
+      h('div', { class: 'row' }, h('button', { type: 'submit', class: 'primary' }, 'Log in'), h('button', { type: 'button', id: 'login-cancel' }, 'Cancel')),
+      h('p', { class: 'hint' }, "Your password stays in this page's memory only, for its requests.")));
+}
+
+/** The top bar's session area (#session) and the login dialog, added to the page. */
+export function setupLogin() {
+  document.body.append(loginDialog());
+  const area = $('#session');
+  const dialog = $('#login-dialog');
+  const form = $('#login-form');
+  const error = $('#login-error');
+  const render = () => {
+    area.replaceChildren();
+    if (session.user) {
+      area.append(h('span', { id: 'logged-user' }, `Logged in as ${session.user.username}`), h('button', { type: 'button', class: 'link', id: 'logout', onclick: () => logOut() }, 'Log out'));
+    } else {
+      area.append(h('button', { type: 'button', id: 'login-open', onclick: () => openLogin() }, 'Log in'));
+    }
+  };
+  form.addEventListener('submit', async (event) => {
+    event.preventDefault();
+    error.textContent = '';
+    const data = new FormData(form);
+    try {
+      await logIn(String(data.get('username')).trim(), String(data.get('password')));
+      form.reset();
+      dialog.close();
+    } catch (err) {
+      error.textContent = messageOf(err);
+    }
+  });
+  $('#login-cancel').addEventListener('click', () => dialog.close());
+  onSessionChange(render);
+  render();
+}
+
+export function openLogin(reason = '') {
+  $('#login-reason').textContent = reason;
+  $('#login-error').textContent = '';
+  $('#login-dialog').showModal();
+  $('#login-form [name="username"]').focus();
+}

@@ -1,0 +1,59 @@
+import fp from 'fastify-plugin';
+import { Piscina } from 'piscina';
+import { RUNNING_FROM_SOURCE } from '../paths.js';
+import type { FormatTask, FormatTaskResult } from '../../workers/format-worker.js';
+import type { FormatTestInput } from '../pipeline/formats/tester.js';
+
+const WORKER = new URL('../../workers/format-worker.js', import.meta.url).href;
+const SOURCE_WORKER = new URL('../../workers/format-worker.ts', import.meta.url).href;
+const SOURCE_BOOTSTRAP = new URL('../../workers/source-bootstrap.mjs', import.meta.url).href;
+
+/** Time a task may take beyond its budget (thread start, compilation) before its thread is stopped. */
+const GRACE_MS = 5000;
+
+export class FormatTesterBusy extends Error {}
+
+/** One thread for the format tester, apart from the parsing pool: a costly paste never slows jobs. */
+export class FormatTester {
+  private readonly piscina: Piscina<FormatTask, FormatTaskResult>;
+
+  constructor(private readonly budgetMs: number) {
+    this.piscina = new Piscina({
+      filename: RUNNING_FROM_SOURCE ? SOURCE_BOOTSTRAP : WORKER,
+      workerData: { sourceModule: RUNNING_FROM_SOURCE ? SOURCE_WORKER : undefined },
+      minThreads: 0,
+      maxThreads: 1,
+      maxQueue: 8,
+      idleTimeout: 60_000,
+      execArgv: [],
+    });
+    this.piscina.on('error', () => undefined);
+  }
+
+  async run(input: FormatTestInput): Promise<FormatTaskResult> {
+    if (this.piscina.queueSize >= 8) throw new FormatTesterBusy('the format tester is busy');
+    try {
+      return await this.piscina.run({ input, budgetMs: this.budgetMs }, { signal: AbortSignal.timeout(this.budgetMs + GRACE_MS) });
+    } catch (err) {
+      // Aborted: the thread was stopped, whatever it was doing.
+      if ((err as Error).name === 'AbortError') return { ok: false, code: 'tooCostly', message: 'the format took too long to run on the pasted lines' };
+      throw err;
+    }
+  }
+
+  close(): Promise<void> {
+    return this.piscina.destroy();
+  }
+}
+
+declare module 'fastify' {
+  interface FastifyInstance {
+    formatTester: FormatTester;
+  }
+}
+
+export default fp(async (app) => {
+  const tester = new FormatTester(app.config.formatTestBudgetMs);
+  app.decorate('formatTester', tester);
+  app.addHook('onClose', () => tester.close());
+}, { name: 'format-tester' });

@@ -1,0 +1,236 @@
+import { readdir, readFile, stat } from 'node:fs/promises';
+import { join } from 'node:path';
+import { AUTO_FORMATS } from '../pipeline/formats/auto-detect.js';
+import { isProxyFamily } from '../pipeline/formats/compile.js';
+import type { RequestHeaders } from '../pipeline/job-options.js';
+
+/** One predefined setting (reference routes 6.2): a named set of job headers. */
+export interface PredefinedSetting {
+  readonly fullName: string;
+  /** ISO 3166 alpha-2 code or a free label (`Generic`) */
+  readonly country: string;
+  readonly headers: Readonly<Record<string, string>>;
+}
+
+export type PredefinedSettings = Readonly<Record<string, PredefinedSetting>>;
+
+/** Where a setting comes from, lowest precedence first: an id defined again later replaces it. */
+export type SettingSource = 'logsift' | 'resources' | 'local';
+
+export interface SettingsProblem {
+  readonly file: string;
+  readonly message: string;
+}
+
+export const SETTING_ID = /^[a-z0-9][a-z0-9._-]{0,63}$/i;
+const HEADER_NAME = /^[A-Za-z0-9!#$%&'*+.^_`|~-]+$/;
+
+/**
+ * Headers a setting (or the configured defaults) may not give a job: they describe the request
+ * itself or carry credentials.
+ */
+const NOT_FROM_SETTINGS: ReadonlySet<string> = new Set([
+  'host', 'content-type', 'content-length', 'content-encoding', 'transfer-encoding', 'connection',
+  'authorization', 'proxy-authorization', 'cookie', 'expect', 'te', 'trailer', 'upgrade',
+  'ezpaarse-predefined-settings',
+]);
+
+const FORMAT_LABELS: Readonly<Record<string, string>> = { ezproxy: 'EZproxy', apache: 'Apache', squid: 'Squid', bibliopam: 'Bibliopam' };
+
+const AUTO_NAMES = ['EZproxy standard', 'Apache common', 'Apache combined', 'Bibliopam standard', 'Squid native', 'Squid common'];
+const AUTO_IDS = ['logsift-ezproxy-standard', 'logsift-apache-common', 'logsift-apache-combined', 'logsift-bibliopam-standard', 'logsift-squid-native', 'logsift-squid-common'];
+
+/**
+ * logsift's own set: one setting per standard format it recognises by itself (the auto-detected
+ * formats), so that a person can pin a job to one of them. Bibliopam is written as its own family.
+ */
+export function builtinSettings(): Record<string, PredefinedSetting> {
+  const out: Record<string, PredefinedSetting> = {};
+  AUTO_FORMATS.forEach((f, i) => {
+    const bibliopam = AUTO_IDS[i] === 'logsift-bibliopam-standard';
+    out[AUTO_IDS[i]] = Object.freeze({
+      fullName: `${AUTO_NAMES[i]} format`,
+      country: 'Generic',
+      headers: Object.freeze(bibliopam ? { 'Log-Format-bibliopam': 'standard' } : { [`Log-Format-${f.family}`]: f.literal }),
+    });
+  });
+  return out;
+}
+
+/** A setting read from a file, checked; a message when it cannot be used. */
+function checkSetting(id: string, raw: unknown): PredefinedSetting | string {
+  if (!SETTING_ID.test(id)) return `id ${JSON.stringify(id)}: letters, digits, . _ - (64 at most)`;
+  if (typeof raw !== 'object' || raw === null || Array.isArray(raw)) return `${id}: not an object`;
+  const r = raw as Record<string, unknown>;
+  const headers: Record<string, string> = {};
+  if (r.headers !== undefined) {
+    if (typeof r.headers !== 'object' || r.headers === null || Array.isArray(r.headers)) return `${id}: headers must be an object`;
+    for (const [name, value] of Object.entries(r.headers)) {
+      if (!HEADER_NAME.test(name)) return `${id}: ${JSON.stringify(name)} is not a header name`;
+      if (typeof value !== 'string' || /[\r\n\0]/.test(value)) return `${id}: the value of ${name} must be a one-line string`;
+      headers[name] = value;
+    }
+  }
+  return Object.freeze({
+    fullName: typeof r.fullName === 'string' && r.fullName.trim() ? r.fullName.slice(0, 200) : id,
+    country: typeof r.country === 'string' ? r.country.slice(0, 100) : '',
+    headers: Object.freeze(headers),
+  });
+}
+
+export interface SettingsFiles {
+  /** `predefined-settings.json` of the resources part (may be missing) */
+  readonly resourcesFile: string;
+  /** the institution's folder of `*.json` files (optional) */
+  readonly localDir?: string;
+}
+
+interface Loaded {
+  readonly signature: string;
+  readonly settings: PredefinedSettings;
+  readonly sources: Readonly<Record<string, SettingSource>>;
+  readonly problems: readonly SettingsProblem[];
+}
+
+/**
+ * The predefined settings: logsift's own, then the resources part's `predefined-settings.json`,
+ * then the institution's files (PREDEFINED_SETTINGS_DIR), each replacing ids defined before it.
+ * Files are read again only when their modification times change (an update of the resources
+ * part, a file dropped in the folder), so asking costs a few `stat` calls.
+ */
+export class PredefinedSettingsStore {
+  private loaded: Loaded | undefined;
+  private loading: Promise<Loaded> | undefined;
+
+  constructor(private readonly files: SettingsFiles, private readonly onProblem: (p: SettingsProblem) => void = () => undefined) {}
+
+  async all(): Promise<PredefinedSettings> {
+    return (await this.current()).settings;
+  }
+
+  async sources(): Promise<Readonly<Record<string, SettingSource>>> {
+    return (await this.current()).sources;
+  }
+
+  async problems(): Promise<readonly SettingsProblem[]> {
+    return (await this.current()).problems;
+  }
+
+  async get(id: string): Promise<PredefinedSetting | undefined> {
+    const settings = await this.all();
+    return Object.hasOwn(settings, id) ? settings[id] : undefined;
+  }
+
+  private async listFiles(): Promise<Array<{ file: string; source: SettingSource; mtime: number }>> {
+    const out: Array<{ file: string; source: SettingSource; mtime: number }> = [];
+    const mtime = async (file: string) => (await stat(file).catch(() => undefined))?.mtimeMs;
+    const resources = await mtime(this.files.resourcesFile);
+    if (resources !== undefined) out.push({ file: this.files.resourcesFile, source: 'resources', mtime: resources });
+    if (this.files.localDir) {
+      const names = (await readdir(this.files.localDir).catch(() => [] as string[])).filter((n) => n.endsWith('.json') && !n.startsWith('.')).sort();
+      for (const name of names) {
+        const file = join(this.files.localDir, name);
+        const m = await mtime(file);
+        if (m !== undefined) out.push({ file, source: 'local', mtime: m });
+      }
+    }
+    return out;
+  }
+
+  private async current(): Promise<Loaded> {
+    // Concurrent callers share one check.
+    this.loading ??= this.refresh().finally(() => { this.loading = undefined; });
+    return this.loading;
+  }
+
+  private async refresh(): Promise<Loaded> {
+    const files = await this.listFiles();
+    const signature = JSON.stringify(files);
+    if (this.loaded?.signature === signature) return this.loaded;
+    const settings: Record<string, PredefinedSetting> = builtinSettings();
+    const sources: Record<string, SettingSource> = {};
+    for (const id of Object.keys(settings)) sources[id] = 'logsift';
+    const problems: SettingsProblem[] = [];
+    for (const { file, source } of files) {
+      let data: unknown;
+      try {
+        data = JSON.parse(await readFile(file, 'utf8'));
+      } catch (err) {
+        problems.push({ file, message: `cannot be read as JSON: ${(err as Error).message}` });
+        continue;
+      }
+      if (typeof data !== 'object' || data === null || Array.isArray(data)) {
+        problems.push({ file, message: 'must hold an object of settings keyed by id' });
+        continue;
+      }
+      for (const [id, raw] of Object.entries(data)) {
+        const setting = checkSetting(id, raw);
+        if (typeof setting === 'string') {
+          problems.push({ file, message: setting });
+          continue;
+        }
+        settings[id] = setting;
+        sources[id] = source;
+      }
+    }
+    for (const p of problems) this.onProblem(p);
+    const sorted: Record<string, PredefinedSetting> = {};
+    for (const id of Object.keys(settings).sort()) sorted[id] = settings[id];
+    this.loaded = { signature, settings: Object.freeze(sorted), sources: Object.freeze(sources), problems };
+    return this.loaded;
+  }
+}
+
+/** The 1.x view (`/info/form-predefined`): keyed `"<country> - <fullName>"`, the format as Log-Type and Log-Format. */
+export function formPredefinedView(settings: PredefinedSettings): Record<string, Record<string, string>> {
+  const out: Record<string, Record<string, string>> = {};
+  for (const s of Object.values(settings)) {
+    const fields: Record<string, string> = {};
+    for (const [name, value] of Object.entries(s.headers)) {
+      const m = /^log-format-(.+)$/i.exec(name);
+      const family = m?.[1].toLowerCase();
+      if (family !== undefined && isProxyFamily(family)) {
+        fields['Log-Type'] = FORMAT_LABELS[family];
+        fields['Log-Format'] = value;
+      } else {
+        fields[name] = value;
+      }
+    }
+    out[s.country ? `${s.country} - ${s.fullName}` : s.fullName] = fields;
+  }
+  return out;
+}
+
+function lowerCased(headers: Readonly<Record<string, string>>): Map<string, string> {
+  const out = new Map<string, string>();
+  for (const [name, value] of Object.entries(headers)) {
+    const n = name.toLowerCase();
+    if (!NOT_FROM_SETTINGS.has(n)) out.set(n, value);
+  }
+  return out;
+}
+
+const isFormatHeader = (name: string) => name.startsWith('log-format-');
+
+/**
+ * The headers a job runs with: the request's, then those of its predefined setting it does not
+ * carry, then the configured defaults neither gives. A log format counts as one header whatever
+ * its family: a request naming a format is not given the setting's format of another family
+ * (which would win, ezproxy being read first).
+ */
+export function mergeJobHeaders(
+  request: RequestHeaders,
+  setting: Readonly<Record<string, string>> | undefined,
+  defaults: Readonly<Record<string, string>>,
+): Record<string, string | string[] | undefined> {
+  const merged: Record<string, string | string[] | undefined> = { ...request };
+  for (const layer of [setting ?? {}, defaults]) {
+    const hasFormat = Object.keys(merged).some(isFormatHeader);
+    for (const [name, value] of lowerCased(layer)) {
+      if (merged[name] !== undefined) continue;
+      if (hasFormat && isFormatHeader(name)) continue;
+      merged[name] = value;
+    }
+  }
+  return merged;
+}

@@ -1,0 +1,183 @@
+import t, { type Test } from 'tap';
+import { mkdir, writeFile } from 'node:fs/promises';
+import { join } from 'node:path';
+import { Value } from 'typebox/value';
+import { Type } from '@fastify/type-provider-typebox';
+import { testApp } from '../helpers/accounts.js';
+import { tempDir } from '../helpers/service.js';
+import { applyChanges, demoPlatform } from '../helpers/git-fixtures.js';
+import { AppInfoSchema, PredefinedSettingSchema, UsageSchema } from '../../src/routes/info-data.js';
+import { STATUS_CODES } from '../../src/status-codes.js';
+
+const VocabularyList = Type.Array(Type.Object({
+  code: Type.String(), description: Type.String(), description_en: Type.String(), reference: Type.Boolean(), platforms: Type.Integer(),
+}, { additionalProperties: false }));
+
+/** A platforms folder with the demo platform (rtype ARTICLE, mime HTML) and one that emits codes the reference lacks. */
+async function platformsDir(t: Test): Promise<string> {
+  const dir = join(await tempDir(t), 'platforms');
+  await applyChanges(dir, {
+    ...demoPlatform('ARTICLE'),
+    'odd/manifest.json': JSON.stringify({ name: 'odd', longname: 'Odd', domains: ['odd.example.org'] }),
+    'odd/rules.yaml': [
+      'format: 1',
+      'rules:',
+      '  - when: { path: "^/v/(?<id>[0-9]+)$" }',
+      '    set:',
+      '      rtype: { from: "{id}", map: { "1": HOLOGRAM }, default: ARTICLE }',
+      '      mime: QT',
+      '      doi: "10.1/{id}"',
+      '',
+    ].join('\n'),
+  });
+  return dir;
+}
+
+t.test('vocabulary: /info/rid, /rtype, /mime (and .json), /fields', async (t) => {
+  const ta = await testApp(t, { PLATFORMS_DIR: await platformsDir(t) });
+  for (const prefix of ['/info', '/api/info']) {
+    for (const kind of ['rid', 'rtype', 'mime']) {
+      for (const suffix of ['', '.json']) {
+        const res = await ta.inject({ url: `${prefix}/${kind}${suffix}` });
+        t.equal(res.statusCode, 200, `${prefix}/${kind}${suffix}`);
+        t.match(res.headers['content-type'], /^application\/json/);
+        t.ok(Value.Check(VocabularyList, res.json()), `${kind}: the list shape`);
+      }
+    }
+  }
+  const rtype = (await ta.inject({ url: '/info/rtype' })).json() as Array<{ code: string; reference: boolean; platforms: number; description: string }>;
+  t.equal(rtype[0].code, 'ARTICLE', 'reference order without ?sort');
+  t.match(rtype.find((i) => i.code === 'ARTICLE'), { reference: true, platforms: 2, description: 'full text of an article' });
+  t.match(rtype.find((i) => i.code === 'HOLOGRAM'), { reference: false, platforms: 1 }, 'a mapped constant of a loaded rule is listed');
+  t.ok(rtype.length >= 55, 'the whole reference vocabulary');
+  const mime = (await ta.inject({ url: '/info/mime' })).json() as Array<{ code: string; reference: boolean; platforms: number }>;
+  t.match(mime.find((i) => i.code === 'QT'), { reference: false, platforms: 1 });
+  t.match(mime.find((i) => i.code === 'HTML'), { reference: true, platforms: 1 });
+  const rid = (await ta.inject({ url: '/info/rid' })).json() as Array<{ code: string; platforms: number }>;
+  t.same(rid.map((i) => i.code), ['title_id', 'print_identifier', 'online_identifier', 'doi', 'ark', 'pii', 'ppn', 'unitid', 'db_id']);
+  t.equal(rid.find((i) => i.code === 'unitid')?.platforms, 1);
+  t.equal(rid.find((i) => i.code === 'doi')?.platforms, 1);
+
+  const asc = (await ta.inject({ url: '/info/mime?sort=asc' })).json() as Array<{ code: string }>;
+  t.same(asc.map((i) => i.code), [...asc.map((i) => i.code)].sort());
+  const desc = (await ta.inject({ url: '/info/mime?sort=desc' })).json() as Array<{ code: string }>;
+  t.same(desc.map((i) => i.code), asc.map((i) => i.code).reverse());
+
+  const fields = await ta.inject({ url: '/info/fields.json' });
+  t.equal(fields.statusCode, 200);
+  const all = fields.json() as Record<string, unknown>;
+  t.same(Object.keys(all), ['rid', 'rtype', 'mime', 'other']);
+  for (const list of Object.values(all)) t.ok(Value.Check(VocabularyList, list));
+});
+
+t.test('/info/codes and /info/codes/{code}', async (t) => {
+  const ta = await testApp(t);
+  const codes = await ta.inject({ url: '/api/info/codes' });
+  t.ok(Value.Check(Type.Record(Type.String({ pattern: '^[0-9]+$' }), Type.String()), codes.json()));
+  t.equal(Object.keys(codes.json()).length, Object.keys(STATUS_CODES).length);
+  const one = await ta.inject({ url: '/info/codes/4023' });
+  t.equal(one.statusCode, 200);
+  t.match(one.headers['content-type'], /^application\/json/);
+  t.equal(one.json(), 'A job with the same ID already exists', 'a JSON string');
+  for (const code of ['9999', 'abc']) {
+    const res = await ta.inject({ url: `/info/codes/${code}` });
+    t.equal(res.statusCode, 404, code);
+    t.same(res.json(), { message: 'unknown_code' });
+  }
+  const version = await ta.inject({ url: '/info/version' });
+  t.match(version.headers['content-type'], /^text\/plain/);
+  t.equal(version.body, ta.app.appVersion);
+});
+
+t.test('/info/app: the service and whether jobs need a login', async (t) => {
+  const ta = await testApp(t);
+  const res = await ta.inject({ url: '/api/info/app' });
+  t.ok(Value.Check(AppInfoSchema, res.json()), 'shape');
+  t.match(res.json(), { name: 'logsift', jobsNeedLogin: false, hasUsers: false, demo: false });
+  t.equal(res.headers['cache-control'], 'no-store');
+});
+
+t.test('predefined settings: logsift’s own, the resources file, the institution’s folder', async (t) => {
+  const root = await tempDir(t);
+  const local = join(root, 'local-settings');
+  await mkdir(join(root, 'repos', 'resources'), { recursive: true });
+  await mkdir(local);
+  await writeFile(join(root, 'repos', 'resources', 'predefined-settings.json'), JSON.stringify({
+    '00-fr-demo': { fullName: 'Demo university', country: 'FR', headers: { 'Log-Format-Apache': '%h %l %u %t "%r" %>s %b', 'Crypted-Fields': 'none' } },
+    'bad id!': { fullName: 'Refused' },
+  }));
+  await writeFile(join(local, 'ours.json'), JSON.stringify({ 'local-1': { fullName: 'Our proxy', country: 'BE', headers: { 'Traces-Level': 'warn' } } }));
+  const ta = await testApp(t, { REPOS_DIR: join(root, 'repos'), PREDEFINED_SETTINGS_DIR: local });
+  for (const prefix of ['/info', '/api/info']) {
+    const res = await ta.inject({ url: `${prefix}/predefined-settings` });
+    t.equal(res.statusCode, 200);
+    t.ok(Value.Check(Type.Record(Type.String(), PredefinedSettingSchema), res.json()), 'the reference shape');
+  }
+  const settings = (await ta.inject({ url: '/info/predefined-settings' })).json() as Record<string, { headers: Record<string, string> }>;
+  t.same(settings['logsift-ezproxy-standard'].headers, { 'Log-Format-ezproxy': '%h %l %u %t "%r" %s %b' });
+  t.same(settings['logsift-bibliopam-standard'].headers, { 'Log-Format-bibliopam': 'standard' });
+  t.ok(settings['logsift-squid-native'] && settings['logsift-apache-combined']);
+  t.match(settings['00-fr-demo'], { fullName: 'Demo university', country: 'FR' });
+  t.match(settings['local-1'], { fullName: 'Our proxy', country: 'BE' });
+  t.notOk('bad id!' in settings, 'an unusable id is left out');
+  t.ok(ta.logs.some((l) => l.includes('predefined settings') && l.includes('bad id!')), 'and logged');
+
+  const form = await ta.inject({ url: '/info/form-predefined' });
+  t.ok(Value.Check(Type.Record(Type.String(), Type.Record(Type.String(), Type.String())), form.json()));
+  t.same(form.json()['FR - Demo university'], { 'Log-Type': 'Apache', 'Log-Format': '%h %l %u %t "%r" %>s %b', 'Crypted-Fields': 'none' });
+  t.same(form.json()['Generic - EZproxy standard format'], { 'Log-Type': 'EZproxy', 'Log-Format': '%h %l %u %t "%r" %s %b' });
+
+  // A file dropped in the folder is seen at the next request.
+  await writeFile(join(local, 'zz-more.json'), JSON.stringify({ 'local-2': { fullName: 'Another', country: 'FR', headers: {} } }));
+  const again = (await ta.inject({ url: '/info/predefined-settings' })).json() as Record<string, unknown>;
+  t.ok(again['local-2'], 'new file read');
+});
+
+t.test('/info/usage: jobs, lines and events per day and per platform', async (t) => {
+  const ta = await testApp(t);
+  const insert = ta.app.db.prepare(`INSERT INTO jobs (id, state, created_at, request_headers) VALUES (?, 'running', ?, '{}')`);
+  const end = ta.app.db.prepare(`UPDATE jobs SET state = ?, ended_at = ?, lines_read = ?, events = ?, bytes_read = ?, rejects = ?, report = ? WHERE id = ?`);
+  const today = new Date().toISOString().slice(0, 10);
+  const yesterday = new Date(Date.now() - 86_400_000).toISOString().slice(0, 10);
+  const old = new Date(Date.now() - 100 * 86_400_000).toISOString().slice(0, 10);
+  const report = (stats: Record<string, number>) => JSON.stringify({ general: {}, stats });
+  insert.run('a', `${today}T01:00:00.000Z`);
+  end.run('done', `${today}T01:00:02.000Z`, 100, 40, 5000, '{"unqualified-ecs":20,"filtered-ecs":40}', report({ 'platform-sd': 30, 'platform-wiley': 10 }), 'a');
+  insert.run('b', `${yesterday}T01:00:00.000Z`);
+  end.run('failed', `${yesterday}T01:00:01.000Z`, 10, 0, 700, '{"unknown-formats":10}', report({}), 'b');
+  insert.run('c', `${old}T01:00:00.000Z`);
+  end.run('done', `${old}T01:00:01.000Z`, 7, 7, 70, '{}', report({ 'platform-acs': 7 }), 'c');
+  insert.run('d', `${today}T02:00:00.000Z`); // still running: not counted
+
+  for (const url of ['/info/usage', '/info/usage.json', '/api/info/usage']) {
+    const res = await ta.inject({ url });
+    t.equal(res.statusCode, 200, url);
+    t.ok(Value.Check(UsageSchema, res.json()), `${url}: shape`);
+  }
+  const usage = (await ta.inject({ url: '/info/usage?days=30' })).json();
+  t.match(usage.general, {
+    'Job-IDs': 2, 'failed-jobs': 1, 'nb-lines-input-total': 110, 'nb-ecs-total': 40, 'bytes-total': 5700,
+    'nb-lines-rejected-total': 30, 'nb-lines-filtered-total': 40, 'Rejection-Rate-average': 42.86,
+    'Job-Duration-average': 1.5, 'process-speed-average': 37, 'Job-Date-start': yesterday, 'Job-Date-end': today,
+  });
+  t.same(usage.days.map((d: { day: string; jobs: number }) => [d.day, d.jobs]), [[yesterday, 1], [today, 1]]);
+  t.same(usage.platforms, [{ platform: 'sd', jobs: 1, events: 30 }, { platform: 'wiley', jobs: 1, events: 10 }]);
+  t.equal(usage.stats.platforms, 2);
+  const top = (await ta.inject({ url: '/info/usage?days=365&top=1' })).json();
+  t.equal(top.general['Job-IDs'], 3);
+  t.same(top.platforms, [{ platform: 'sd', jobs: 1, events: 30 }]);
+  t.equal((await ta.inject({ url: '/info/usage?days=0' })).statusCode, 400);
+
+  // Retention removes rows: the counters stay.
+  ta.app.db.prepare('DELETE FROM jobs').run();
+  t.equal((await ta.inject({ url: '/info/usage' })).json().general['Job-IDs'], 2);
+});
+
+t.test('unknown information paths answer a JSON 404', async (t) => {
+  const ta = await testApp(t);
+  for (const url of ['/info/nothing', '/api/info/nothing']) {
+    const res = await ta.inject({ url });
+    t.equal(res.statusCode, 404, url);
+    t.match(res.headers['content-type'], /^application\/json/);
+  }
+});

@@ -1,0 +1,44 @@
+import t from 'tap';
+import { AUTO_FORMATS } from '../../src/pipeline/formats/auto-detect.js';
+import { BIBLIOPAM_STANDARD_FORMAT } from '../../src/pipeline/formats/bibliopam.js';
+import { compileFormat } from '../../src/pipeline/formats/compile.js';
+import { builtinSettings, formPredefinedView, mergeJobHeaders, SETTING_ID } from '../../src/settings/predefined.js';
+
+t.test('logsift’s own settings: one per auto-detected format, each compiles', async (t) => {
+  const settings = builtinSettings();
+  const formats = Object.values(settings).map((s) => Object.entries(s.headers)[0]);
+  t.equal(formats.length, AUTO_FORMATS.length);
+  for (const auto of AUTO_FORMATS) {
+    const bibliopam = auto.literal === BIBLIOPAM_STANDARD_FORMAT;
+    t.ok(formats.some(([name, value]) => (bibliopam ? name === 'Log-Format-bibliopam' && value === 'standard' : name === `Log-Format-${auto.family}` && value === auto.literal)), auto.literal);
+  }
+  for (const [id, s] of Object.entries(settings)) {
+    t.match(id, SETTING_ID);
+    const [name, value] = Object.entries(s.headers)[0];
+    t.doesNotThrow(() => compileFormat(name.slice('Log-Format-'.length) as 'ezproxy', value), id);
+  }
+});
+
+t.test('mergeJobHeaders: request > setting > defaults; one log format whatever its family', async (t) => {
+  const merged = mergeJobHeaders(
+    { accept: 'text/csv', 'log-format-apache': '%h', 'ezpaarse-predefined-settings': 'x' },
+    { Accept: 'application/json', 'Log-Format-ezproxy': '%h %u', 'Traces-Level': 'warn', Authorization: 'Basic eA==', 'Content-Encoding': 'gzip' },
+    { 'Traces-Level': 'error', 'Crypted-Fields': 'none', 'Log-Format-squid': '%ts' },
+  );
+  t.same(merged, {
+    accept: 'text/csv',
+    'log-format-apache': '%h',
+    'ezpaarse-predefined-settings': 'x',
+    'traces-level': 'warn',
+    'crypted-fields': 'none',
+  });
+  t.same(mergeJobHeaders({}, { 'Log-Format-Ezproxy': '%h' }, { 'Log-Format-apache': '%h %u' }), { 'log-format-ezproxy': '%h' }, 'names are lower-cased; the setting’s format wins over the defaults’');
+  t.same(mergeJobHeaders({}, undefined, { 'Log-Format-apache': '%h' }), { 'log-format-apache': '%h' });
+});
+
+t.test('formPredefinedView: the 1.x shape', async (t) => {
+  t.same(formPredefinedView({
+    a: { fullName: 'A', country: 'FR', headers: { 'Log-Format-squid': '%ts', 'Output-Fields': '+x' } },
+    b: { fullName: 'B', country: '', headers: {} },
+  }), { 'FR - A': { 'Log-Type': 'Squid', 'Log-Format': '%ts', 'Output-Fields': '+x' }, B: {} });
+});

@@ -1,0 +1,49 @@
+/**
+ * The format tester's worker: runs `testFormat` with every regex inside a `vm` script whose
+ * timeout is what is left of the request's budget (V8 interrupts a backtracking regex there).
+ * The pool also stops this thread if a task outlives its budget by far (the outer safety net).
+ */
+import vm from 'node:vm';
+import { BudgetExceeded, testFormat, TesterInputError, type FormatTestInput, type FormatTestResult, type Matcher } from '../src/pipeline/formats/tester.js';
+
+export interface FormatTask {
+  readonly input: FormatTestInput;
+  readonly budgetMs: number;
+}
+
+export type FormatTaskResult =
+  | { readonly ok: true; readonly result: FormatTestResult }
+  | { readonly ok: false; readonly code: string; readonly message: string; readonly position?: number };
+
+const script = new vm.Script('r = null; m = new RegExp(s).exec(l); if (m !== null) r = Array.from(m, (x) => (x === undefined ? null : x));');
+const context = vm.createContext({ s: '', l: '', m: null, r: null });
+
+function budgetedMatcher(deadline: number): Matcher {
+  return (source, line) => {
+    const left = deadline - Date.now();
+    if (left <= 0) throw new BudgetExceeded();
+    context.s = source;
+    context.l = line;
+    try {
+      script.runInContext(context, { timeout: Math.max(1, Math.ceil(left)) });
+    } catch (err) {
+      if ((err as NodeJS.ErrnoException).code === 'ERR_SCRIPT_EXECUTION_TIMEOUT') throw new BudgetExceeded();
+      throw err;
+    } finally {
+      context.m = null;
+    }
+    return context.r as Array<string | null> | null;
+  };
+}
+
+export default function run(task: FormatTask): FormatTaskResult {
+  // The budget starts when the task does, not when it was queued or the thread started.
+  const match = budgetedMatcher(Date.now() + task.budgetMs);
+  try {
+    return { ok: true, result: testFormat(task.input, match) };
+  } catch (err) {
+    if (err instanceof BudgetExceeded) return { ok: false, code: 'tooCostly', message: err.message };
+    if (err instanceof TesterInputError) return { ok: false, code: err.code, message: err.message, position: err.position };
+    throw err;
+  }
+}

@@ -4,8 +4,9 @@
  * keeps the offset of the line so that `date` does not depend on where the server runs.
  *
  * Hot path: a format is compiled once into steps read by a hand-written scanner (no regex, no
- * backtracking), and makeEventTimer keeps a small cache keyed by the date text, since consecutive
- * lines mostly share the same second.
+ * backtracking); makeEventTimer reads a date of the same minute as the line before from its
+ * seconds digits alone (logs are in time order: a log of a few lines a second changes its minute
+ * once in a hundred lines, its second almost every line), and keeps a small cache by date text.
  */
 
 export class DateFormatError extends Error {
@@ -101,16 +102,18 @@ function isoAt(epochMs: number, offsetMinutes: number): { datetime: string; date
 /** A zone in which dates written without an offset are read. */
 interface Zone {
   readonly name: string;
+  /** one offset at all times (UTC, `+01:00`) */
+  readonly fixed: boolean;
   /** offset east of UTC, in minutes, at an instant */
   offsetAt(epochMs: number): number;
 }
 
 function fixedZone(name: string, minutes: number): Zone {
-  return { name, offsetAt: () => minutes };
+  return { name, fixed: true, offsetAt: () => minutes };
 }
 
 /** The server's zone, through Date (which follows the TZ environment variable). */
-const LOCAL_ZONE: Zone = { name: 'local', offsetAt: (ms) => -new Date(ms).getTimezoneOffset() || 0 };
+const LOCAL_ZONE: Zone = { name: 'local', fixed: false, offsetAt: (ms) => -new Date(ms).getTimezoneOffset() || 0 };
 
 /** An IANA zone through Intl; offsets cached per minute (transitions fall on whole minutes). */
 function ianaZone(name: string): Zone {
@@ -123,6 +126,7 @@ function ianaZone(name: string): Zone {
   const cache = new Map<number, number>();
   return {
     name,
+    fixed: false,
     offsetAt(ms) {
       const minute = Math.floor(ms / MINUTE_MS);
       let offset = cache.get(minute);
@@ -373,10 +377,28 @@ function readName(text: string, pos: number, short: readonly string[], long: rea
 }
 
 class StepParser implements DateParser {
+  /** where the last successful parse read the seconds (digits at [secondStart, secondEnd)), -1 if none */
+  secondStart = -1;
+  secondEnd = -1;
+
   constructor(
     private readonly steps: readonly Step[],
     private readonly zone: Zone,
   ) {}
+
+  /**
+   * Whether two texts that differ only in their seconds digits are two instants of the same
+   * minute, whole seconds apart: a seconds field, and no fraction, epoch or second-giving field.
+   */
+  get secondsAreSeparable(): boolean {
+    let second = false;
+    for (const step of this.steps) {
+      if (step.kind !== 'field') continue;
+      if (step.field === 'second') second = true;
+      if (step.field === 'fraction' || step.field === 'epochSeconds' || step.field === 'epochMillis') return false;
+    }
+    return second;
+  }
 
   parse(text: string): { epochMs: number; offsetMinutes: number | undefined } | undefined {
     const steps = this.steps;
@@ -392,6 +414,8 @@ class StepParser implements DateParser {
     let pm: boolean | undefined;
     let offset: number | undefined;
     let epoch: number | undefined;
+    let secondStart = -1;
+    let secondEnd = -1;
 
     for (let s = 0; s < steps.length; s++) {
       const step = steps[s];
@@ -456,6 +480,8 @@ class StepParser implements DateParser {
             break;
           case 'second':
             second = value;
+            secondStart = start;
+            secondEnd = pos;
             break;
           case 'fraction':
             millis = Math.floor((value / 10 ** digits) * 1000);
@@ -517,6 +543,8 @@ class StepParser implements DateParser {
     }
     if (year < 1 || year > 9999 || month < 1 || month > 12 || day < 1 || day > daysInMonth(year, month)) return undefined;
     if (hour > 23 || minute > 59 || second > 59) return undefined;
+    this.secondStart = secondStart;
+    this.secondEnd = secondEnd;
     const wall = daysFromCivil(year, month, day) * DAY_MS + ((hour * 60 + minute) * 60 + second) * 1000 + millis;
     if (offset !== undefined) return { epochMs: wall - offset * MINUTE_MS, offsetMinutes: offset };
     return { epochMs: wallToEpoch(this.zone, wall), offsetMinutes: undefined };
@@ -651,6 +679,51 @@ export function makeEventTimer(
     return remember(epochCache, text, ms === undefined ? null : timeOf(ms, undefined));
   };
 
+  // Lines come in time order and most share their minute with the line before: such a date is
+  // the last one plus a few seconds, found by comparing the text around the seconds digits
+  // (no Map lookup, no parse). Only where the offset is written in the text or the zone is
+  // fixed (elsewhere an offset could change within a minute: old local mean times).
+  const separable = parser.secondsAreSeparable;
+  let last: MinuteCache | undefined;
+  /** the line before's date: lines of the same second get the same object */
+  let prevText: string | undefined;
+  let prevTime: EventTime | undefined;
+
+  const fromMinute = (text: string): EventTime | undefined => {
+    const m = last!;
+    if (text.length !== m.length || !text.startsWith(m.head) || !text.endsWith(m.tail)) return undefined;
+    const start = m.head.length;
+    let second = 0;
+    for (let i = start; i < start + m.digits; i++) {
+      const d = text.charCodeAt(i) - 48;
+      if (d < 0 || d > 9) return undefined;
+      second = second * 10 + d;
+    }
+    if (second > 59) return undefined;
+    return Object.freeze({ timestamp: m.minuteTimestamp + second, datetime: m.datetimeHead + pad2(second) + m.datetimeTail, date: m.date });
+  };
+
+  const parseDatetime = (datetime: string): EventTime | undefined => {
+    const hit = dateCache.get(datetime);
+    if (hit !== undefined) return hit ?? undefined;
+    const parsed = parser.parse(datetime);
+    const time = remember(dateCache, datetime, parsed ? timeOf(parsed.epochMs, parsed.offsetMinutes) : null);
+    if (time && separable && parser.secondStart >= 0 && (parsed!.offsetMinutes !== undefined || zone.fixed)) {
+      const second = Number(time.datetime.slice(17, 19));
+      last = {
+        length: datetime.length,
+        head: datetime.slice(0, parser.secondStart),
+        tail: datetime.slice(parser.secondEnd),
+        digits: parser.secondEnd - parser.secondStart,
+        minuteTimestamp: time.timestamp - second,
+        datetimeHead: time.datetime.slice(0, 17),
+        datetimeTail: time.datetime.slice(19),
+        date: time.date,
+      };
+    }
+    return time;
+  };
+
   return (fields) => {
     const timestamp = fields.timestamp;
     if (timestamp) {
@@ -664,9 +737,25 @@ export function makeEventTimer(
     }
     const datetime = fields.datetime;
     if (!datetime) return undefined;
-    const hit = dateCache.get(datetime);
-    if (hit !== undefined) return hit ?? undefined;
-    const parsed = parser.parse(datetime);
-    return remember(dateCache, datetime, parsed ? timeOf(parsed.epochMs, parsed.offsetMinutes) : null);
+    if (datetime === prevText) return prevTime;
+    const time = (last !== undefined && fromMinute(datetime)) || parseDatetime(datetime);
+    prevText = datetime;
+    prevTime = time;
+    return time;
   };
+}
+
+/** The last minute read (see makeEventTimer): its text around the seconds, and its output. */
+interface MinuteCache {
+  readonly length: number;
+  /** the date text before and after its seconds digits */
+  readonly head: string;
+  readonly tail: string;
+  readonly digits: number;
+  /** Unix seconds of second 0 of that minute */
+  readonly minuteTimestamp: number;
+  /** the output datetime before and after its seconds (`YYYY-MM-DDTHH:mm:` and `±HH:mm`) */
+  readonly datetimeHead: string;
+  readonly datetimeTail: string;
+  readonly date: string;
 }

@@ -22,10 +22,18 @@ class FramedSink {
   }
 
   write(text: string): boolean {
-    const frame = this.frame;
-    const prefix = this.count === 0 ? frame.head : frame.separator;
-    this.count++;
-    return this.sink.write(frame.terminator ? prefix + text + frame.terminator : prefix + text);
+    return this.writeAll([text]);
+  }
+
+  /** Writes events in one write (one chunk on the socket rather than one per event). */
+  writeAll(texts: readonly string[]): boolean {
+    if (texts.length === 0) return true;
+    const { head, separator, terminator = '' } = this.frame;
+    let out = this.count === 0 ? head : separator;
+    out += texts[0] + terminator;
+    for (let i = 1; i < texts.length; i++) out += separator + texts[i] + terminator;
+    this.count += texts.length;
+    return this.sink.write(out);
   }
 
   /** the tail when something was written (a job with no event sends an empty body) */
@@ -68,6 +76,8 @@ export interface JobOutput {
   readonly started: boolean;
   /** writes an event; false means: wait for drained() before writing more */
   write(text: string): boolean;
+  /** writes events in one chunk; false as for write() */
+  writeAll(texts: readonly string[]): boolean;
   drained(): Promise<void>;
   /** the job ended well */
   finish(): Promise<void>;
@@ -124,8 +134,14 @@ export class ResponseOutput implements JobOutput {
 
   /** Writes an event; false means: wait for drained() before writing more. */
   write(text: string): boolean {
+    return this.writeAll([text]);
+  }
+
+  /** Writes events at once (in one chunk); false means: wait for drained() before writing more. */
+  writeAll(texts: readonly string[]): boolean {
+    if (texts.length === 0) return true;
     this.head();
-    return this.framed.write(text);
+    return this.framed.writeAll(texts);
   }
 
   async drained(): Promise<void> {
@@ -184,6 +200,10 @@ export class DeniedFile {
 
   write(text: string): boolean {
     return this.framed.write(text);
+  }
+
+  writeAll(texts: readonly string[]): boolean {
+    return this.framed.writeAll(texts);
   }
 
   async drained(): Promise<void> {
@@ -251,6 +271,10 @@ export class DeferredOutput implements JobOutput {
 
   write(text: string): boolean {
     return this.file.write(text);
+  }
+
+  writeAll(texts: readonly string[]): boolean {
+    return this.file.writeAll(texts);
   }
 
   drained(): Promise<void> {

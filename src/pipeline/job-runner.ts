@@ -11,7 +11,7 @@ import { computeColumns } from './output-fields.js';
 import { frameFor } from './writers/index.js';
 import type { Frame } from './writers/types.js';
 import type { JobOptions } from './job-options.js';
-import type { BatchResult, EventRecord, JobSpec } from './job-spec.js';
+import { jobSpec, type BatchResult, type EventRecord, type JobSpec } from './job-spec.js';
 import { forEachLine, lineBatches } from './line-batches.js';
 import type { ParsingPool } from './parsing-pool.js';
 import { BoundedCaller, CallTimeout } from './bounded-call.js';
@@ -112,7 +112,12 @@ export class Job {
   private nextSeq = 0;
   private readonly inflight = new Set<Promise<void>>();
   private readonly ordered = new Map<number, BatchResult>();
-  private readonly platformsSeen = new Set<string>();
+  private readonly platformCounts = new Map<string, { key: string; n: number }>();
+  private readonly rtypeCounts = new Map<string, { key: string; n: number }>();
+  private readonly mimeCounts = new Map<string, { key: string; n: number }>();
+  /** texts of the events emitted by the batch being handled, written when it is done */
+  private eventTexts: string[] = [];
+  private deniedTexts: string[] = [];
   private wantFirstEvent = true;
   private readonly unknownDomains = new DomainTally();
   /** lines and events at the previous report write: the speeds shown while running are since then */
@@ -264,6 +269,7 @@ export class Job {
       if (this.failure) throw this.failure;
       if (!this.parsedAny) throw new StatusError(4003, this.linesRead === 0 ? 'the request held no line' : `none of the ${this.linesRead} lines read matches the log format`);
       this.sequential.end(this.sink);
+      this.flushEvents();
       return await this.complete();
     } catch (err) {
       return await this.terminate(err);
@@ -355,28 +361,12 @@ export class Job {
     g['input-format-literal'] = format.literal;
     g['input-format-regex'] = format.source;
     this.traces.info(`Log format${this.options.format ? '' : ' detected'} (${format.family}): ${format.literal}, first matched on line ${this.linesRead + 1}`);
-    const o = this.options;
-    this.spec = {
-      id: this.id,
-      format: { family: format.family, literal: format.literal },
-      dateFormat: o.dateFormat,
+    this.spec = jobSpec(this.id, format, this.options, {
       defaultZone: this.deps.config.defaultTimeZone,
       charset: this.batchCharset,
-      output: { kind: o.output.kind, columns: this.columns() },
-      cleanOnly: o.cleanOnly,
-      crypt: o.crypt,
-      status: o.status,
-      platforms: { force: o.forceParser, only: o.filterPlatforms, wildcards: o.allowWildcards, publisher: o.forcePublisher },
-      keepLines: [...o.rejectFiles],
-      keepRaw: o.rejectFiles.has('duplicate-ecs') || o.rejectFiles.has('unordered-ecs'),
-      provenance: { ...this.deps.versions, middlewares: o.middlewares.join(', ') },
-      middlewares: o.middlewares,
-      exclusions: o.exclusions,
-      enrich: o.enrich,
-      geolocate: o.geoip.length > 0,
-      doubleClick: o.doubleClick.enabled ? o.doubleClick : undefined,
-      headers: o.headers,
-    };
+      columns: this.columns(),
+      versions: this.deps.versions,
+    });
   }
 
   /** Waits for room: a free in-flight slot for this job, and drained output streams. */
@@ -417,6 +407,8 @@ export class Job {
         this.handle(r);
       } catch (err) {
         this.abort(isStatusError(err) ? err : new StatusError(5000, (err as Error).message));
+      } finally {
+        this.flushEvents();
       }
     }
   }
@@ -450,27 +442,51 @@ export class Job {
     }
     if (event.denied) {
       this.denied++;
-      this.deniedFile.write(event.text);
+      this.deniedTexts.push(event.text);
       return;
     }
     this.events++;
-    this.output.write(event.text);
+    this.eventTexts.push(event.text);
     if (this.wantFirstEvent && event.json) {
       this.wantFirstEvent = false;
       this.report.replace('first_event', JSON.parse(event.json) as ReportSection);
     }
     if (this.options.cleanOnly) return;
-    const report = this.report;
-    if (event.platform) {
-      report.increment('stats', `platform-${event.platform}`);
-      if (!this.platformsSeen.has(event.platform)) {
-        this.platformsSeen.add(event.platform);
-        report.stats.platforms = this.platformsSeen.size;
-        report.set('platform-versions', event.platform, this.deps.platformVersion?.(event.platform) ?? this.deps.versions.platforms_version);
+    if (event.platform) this.count(this.platformCounts, 'platform-', event.platform);
+    if (event.rtype) this.count(this.rtypeCounts, 'rtype-', event.rtype);
+    if (event.mime) this.count(this.mimeCounts, 'mime-', event.mime);
+  }
+
+  /**
+   * Counts an event in the report's stats. The counts live in maps keyed by the value (no key
+   * text built per event) and are copied into the stats when the report is written; a key enters
+   * the stats when first seen, so that their order is the order of first appearance.
+   */
+  private count(counts: Map<string, { key: string; n: number }>, prefix: string, value: string): void {
+    let c = counts.get(value);
+    if (c === undefined) {
+      c = { key: prefix + value, n: 0 };
+      counts.set(value, c);
+      const stats = this.report.stats;
+      stats[c.key] ??= 0;
+      if (counts === this.platformCounts) {
+        stats.platforms = counts.size;
+        this.report.set('platform-versions', value, this.deps.platformVersion?.(value) ?? this.deps.versions.platforms_version);
       }
     }
-    if (event.rtype) report.increment('stats', `rtype-${event.rtype}`);
-    if (event.mime) report.increment('stats', `mime-${event.mime}`);
+    c.n++;
+  }
+
+  /** Writes the events of a batch as one chunk (and the denied ones as another). */
+  private flushEvents(): void {
+    if (this.eventTexts.length > 0) {
+      this.output.writeAll(this.eventTexts);
+      this.eventTexts = [];
+    }
+    if (this.deniedTexts.length > 0) {
+      this.deniedFile.writeAll(this.deniedTexts);
+      this.deniedTexts = [];
+    }
   }
 
   progress(): JobProgress {
@@ -502,6 +518,8 @@ export class Job {
       g['off-campus-accesses'] = this.offCampus;
     }
     for (const [c, n] of Object.entries(this.rejects) as Array<[RejectCategory, number]>) this.report.rejets[REJECT_COUNTERS[c]] = n;
+    const stats = this.report.stats;
+    for (const counts of [this.platformCounts, this.rtypeCounts, this.mimeCounts]) for (const { key, n } of counts.values()) stats[key] = n;
     this.report.refresh();
   }
 

@@ -1,8 +1,8 @@
-import type { ProxyFamily } from './formats/types.js';
+import type { CompiledFormat, ProxyFamily } from './formats/types.js';
+import type { JobOptions } from './job-options.js';
 import type { OutputKind } from './writers/types.js';
 import type { RejectCategory } from './stages/types.js';
 import type { StatusFilter } from './stages/validity.js';
-import type { JobOptions } from './job-options.js';
 import type { DoubleClickOptions } from './double-clicks.js';
 
 /**
@@ -78,4 +78,34 @@ export interface BatchResult {
   readonly unknownDomains: Record<string, number>;
   /** a few messages of unexpected errors, for the traces */
   readonly errors: string[];
+}
+
+/** The spec of a job whose format is known: what its options mean to the workers. */
+export function jobSpec(
+  id: string,
+  format: CompiledFormat,
+  o: JobOptions,
+  env: { defaultZone: string; charset: string; columns: readonly string[]; versions: Readonly<Record<string, string>> },
+): JobSpec {
+  return {
+    id,
+    format: { family: format.family, literal: format.literal },
+    dateFormat: o.dateFormat,
+    defaultZone: env.defaultZone,
+    charset: env.charset,
+    output: { kind: o.output.kind, columns: env.columns },
+    cleanOnly: o.cleanOnly,
+    crypt: o.crypt,
+    status: o.status,
+    platforms: { force: o.forceParser, only: o.filterPlatforms, wildcards: o.allowWildcards, publisher: o.forcePublisher },
+    keepLines: [...o.rejectFiles],
+    keepRaw: o.rejectFiles.has('duplicate-ecs') || o.rejectFiles.has('unordered-ecs'),
+    provenance: { ...env.versions, middlewares: o.middlewares.join(', ') },
+    middlewares: o.middlewares,
+    exclusions: o.exclusions,
+    enrich: o.enrich,
+    geolocate: o.geoip.length > 0,
+    doubleClick: o.doubleClick.enabled ? o.doubleClick : undefined,
+    headers: o.headers,
+  };
 }

@@ -18,6 +18,28 @@ const NEWLINE = 0x0a;
 const TIMEOUT = Symbol('timeout');
 
 /**
+ * The next chunk, or TIMEOUT after `timeoutMs` (0: no timeout), or the signal's reason thrown.
+ * The listener and the timer are removed at once: racing each chunk against one long-lived
+ * promise would leave a reaction on it per chunk, each keeping its chunk alive to the end.
+ */
+function waitStep<T>(next: Promise<T>, timeoutMs: number, signal: AbortSignal | undefined): Promise<T | typeof TIMEOUT> {
+  if (signal?.aborted) return Promise.reject(signal.reason);
+  if (timeoutMs === 0 && !signal) return next;
+  return new Promise<T | typeof TIMEOUT>((resolve, reject) => {
+    let timer: NodeJS.Timeout | undefined;
+    const onAbort = () => finish(() => reject(signal!.reason));
+    const finish = (settle: () => void) => {
+      clearTimeout(timer);
+      signal?.removeEventListener('abort', onAbort);
+      settle();
+    };
+    if (timeoutMs > 0) timer = setTimeout(() => finish(() => resolve(TIMEOUT)), timeoutMs);
+    signal?.addEventListener('abort', onAbort, { once: true });
+    next.then((v) => finish(() => resolve(v)), (e: unknown) => finish(() => reject(e)));
+  });
+}
+
+/**
  * Cuts a byte stream into batches of whole lines without looking at each line: only the last
  * newline of each chunk is searched. Each batch owns its memory (an ArrayBuffer of its own) so
  * that it can be transferred to a worker without copying. The last line needs no newline. A
@@ -49,29 +71,11 @@ export async function* lineBatches(source: AsyncIterable<Uint8Array>, opts: Batc
 
   const iterator = source[Symbol.asyncIterator]();
   const flushAfter = opts.flushAfterMs ?? 0;
-  // An upload that sends nothing must not keep an aborted job waiting for its next chunk.
-  const aborted = opts.signal
-    ? new Promise<never>((_, reject) => {
-      const fail = () => reject(opts.signal!.reason);
-      if (opts.signal!.aborted) fail();
-      else opts.signal!.addEventListener('abort', fail, { once: true });
-    })
-    : undefined;
-  aborted?.catch(() => undefined);
   let next: Promise<IteratorResult<Uint8Array>> | undefined;
   try {
     for (;;) {
       next ??= iterator.next();
-      let step: IteratorResult<Uint8Array> | typeof TIMEOUT;
-      if (flushAfter > 0 && size > pendingLine) {
-        let timer: NodeJS.Timeout | undefined;
-        const waits: Array<Promise<IteratorResult<Uint8Array> | typeof TIMEOUT>> = [next, new Promise<typeof TIMEOUT>((resolve) => { timer = setTimeout(resolve, flushAfter, TIMEOUT); })];
-        if (aborted) waits.push(aborted);
-        step = await Promise.race(waits);
-        clearTimeout(timer);
-      } else {
-        step = await (aborted ? Promise.race([next, aborted]) : next);
-      }
+      const step = await waitStep(next, flushAfter > 0 && size > pendingLine ? flushAfter : 0, opts.signal);
       if (step === TIMEOUT) {
         // Input is quiet: send the complete lines we have; keep waiting for the same chunk.
         yield take(size - pendingLine);

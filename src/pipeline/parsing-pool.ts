@@ -63,7 +63,9 @@ export class ParsingPool {
       maxThreads: opts.threads,
       idleTimeout: 60_000,
       workerData,
-      execArgv: [],
+      // Not the parent's flags (`--import tsx` races in workers: see source-bootstrap.mjs), except
+      // the profilers', so that `--cpu-prof` on the service profiles its workers too.
+      execArgv: process.execArgv.filter((arg) => /^--(cpu|heap)-prof/.test(arg)),
       // A runaway allocation kills its worker (ERR_WORKER_OUT_OF_MEMORY), not the service.
       resourceLimits: opts.workerHeapMb ? { maxOldGenerationSizeMb: opts.workerHeapMb } : undefined,
     });
@@ -78,16 +80,23 @@ export class ParsingPool {
   run(task: BatchTask, signal?: AbortSignal): Promise<BatchResult> {
     return new Promise((resolve, reject) => {
       if (signal?.aborted) return reject(signal.reason);
-      const entry: Queued = { task, signal, resolve, reject };
-      this.waiting.push(entry);
       // An aborted job's batches leave the queue at once instead of waiting their turn.
-      signal?.addEventListener('abort', () => {
+      const onAbort = () => {
         const i = this.waiting.indexOf(entry);
         if (i >= 0) {
           this.waiting.splice(i, 1);
-          reject(signal.reason);
+          reject(signal!.reason);
         }
-      }, { once: true });
+      };
+      // The listener goes when the batch is done: a job's signal lives as long as the job, and a
+      // listener left on it would keep every batch's result alive to the end.
+      const settle = <T>(fn: (value: T) => void) => (value: T) => {
+        signal?.removeEventListener('abort', onAbort);
+        fn(value);
+      };
+      const entry: Queued = { task, signal, resolve: settle(resolve), reject: settle(reject) };
+      this.waiting.push(entry);
+      signal?.addEventListener('abort', onAbort, { once: true });
       this.pump();
     });
   }

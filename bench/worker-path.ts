@@ -1,0 +1,109 @@
+/**
+ * What one parsing worker costs per line, without HTTP nor threads: the benchmark log cut into
+ * batches as the service cuts it and run through the worker's batch processing on this thread,
+ * beside the regex ceiling on the same file. Prints a digest of everything produced (events,
+ * rejects), so that a speed change can be checked to keep the output the same.
+ *
+ *   node --import=tsx bench/worker-path.ts [--lines 100k] [--repeat 5] [--batch-bytes 262144] [--dist]
+ *
+ * `--dist` runs the production build (dist/), whose CPU profiles (`node --cpu-prof`) have true
+ * line numbers.
+ */
+import { createHash } from 'node:crypto';
+import { existsSync, readFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { parseArgs } from 'node:util';
+import { pathToFileURL } from 'node:url';
+import { PROJECT_ROOT } from '../src/paths.js';
+import { benchLog, ceiling, FORMAT, label, log, median, parseSize, requireShared } from './common.js';
+
+const { values: args } = parseArgs({
+  options: {
+    lines: { type: 'string', default: '100k' },
+    repeat: { type: 'string', default: '5' },
+    'batch-bytes': { type: 'string', default: String(256 * 1024) },
+    dist: { type: 'boolean', default: false },
+    'no-ceiling': { type: 'boolean', default: false },
+  },
+});
+requireShared();
+
+type Modules = [
+  typeof import('../src/platforms/platform-set.js'),
+  typeof import('../src/pipeline/batch-processor.js'),
+  typeof import('../src/pipeline/job-options.js'),
+  typeof import('../src/pipeline/job-spec.js'),
+  typeof import('../src/pipeline/output-fields.js'),
+  typeof import('../src/resources/index.js'),
+  typeof import('../src/config.js'),
+];
+const paths = ['platforms/platform-set', 'pipeline/batch-processor', 'pipeline/job-options', 'pipeline/job-spec', 'pipeline/output-fields', 'resources/index', 'config'];
+if (args.dist && !existsSync(join(PROJECT_ROOT, 'dist/src/server.js'))) throw new Error('dist/ is missing: npm run build');
+const [{ loadPlatformSet }, { createJobContext, processBatch }, { readJobOptions }, { jobSpec }, { computeColumns }, { loadResources, openResources }, { readConfig }] = (await Promise.all(
+  paths.map((p) => import(args.dist ? pathToFileURL(join(PROJECT_ROOT, 'dist/src', `${p}.js`)).href : `../src/${p}.js`)),
+)) as Modules;
+
+const lines = parseSize(args.lines);
+const file = await benchLog(lines);
+const platforms = await loadPlatformSet(join(PROJECT_ROOT, 'repos/platforms'), join(PROJECT_ROOT, 'var/cache/hooks'));
+// A fixed salt: the digest must not change from one run to the next.
+const options = readJobOptions({ 'log-format-ezproxy': FORMAT, 'crypting-salt': 'bench' }, { platforms: new Set(platforms.platforms.keys()) });
+const spec = jobSpec('bench', options.format!, options, {
+  defaultZone: 'Europe/Paris',
+  charset: 'utf-8',
+  columns: computeColumns(options.outputFields, options.stageFields, options.format!.fieldNames),
+  versions: { ezpaarse_version: 'bench', ezpaarse_date: '2024-01-01', platforms_version: 'bench', platforms_date: '2024-01-01' },
+});
+const resources = await loadResources(readConfig());
+const ctx = createJobContext(spec, { platforms, resources: await openResources(resources.data) });
+const bytes = readFileSync(file);
+const batchBytes = Number(args['batch-bytes']);
+
+/** Batches as the service makes them: whole lines, about batchBytes each, each with its own buffer. */
+function* batches(): Generator<Uint8Array> {
+  for (let pos = 0; pos < bytes.length;) {
+    let end = Math.min(bytes.length, pos + batchBytes);
+    if (end < bytes.length) end = bytes.lastIndexOf(10, end) + 1 || bytes.length;
+    yield new Uint8Array(bytes.subarray(pos, end));
+    pos = end;
+  }
+}
+
+const times: number[] = [];
+const cpuTimes: number[] = [];
+const ratios: number[] = [];
+let digest = '';
+let events = 0;
+log(`worker path on ${label(lines)} lines (${file}), ${batchBytes} bytes a batch, from ${args.dist ? 'dist/' : 'src/'}`);
+for (let round = 0; round < Number(args.repeat); round++) {
+  const hash = createHash('sha1');
+  events = 0;
+  let seq = 0;
+  const total = { lines: 0, rejects: {} as Record<string, number>, unknownDomains: {} as Record<string, number> };
+  const t0 = performance.now();
+  const cpu0 = process.cpuUsage();
+  for (const batch of batches()) {
+    const r = processBatch(ctx, batch, seq++);
+    events += r.events.length;
+    for (const e of r.events) hash.update(e.text).update(e.denied ? '\n1' : '\n0');
+    total.lines += r.lines;
+    for (const [k, n] of Object.entries(r.rejects)) total.rejects[k] = (total.rejects[k] ?? 0) + n;
+    for (const [k, n] of Object.entries(r.unknownDomains)) total.unknownDomains[k] = (total.unknownDomains[k] ?? 0) + n;
+  }
+  // totals, not per batch: the digest does not depend on the batch size
+  hash.update(JSON.stringify([total.lines, Object.entries(total.rejects).sort(), Object.entries(total.unknownDomains).sort()]));
+  const ms = performance.now() - t0;
+  const cpu = process.cpuUsage(cpu0);
+  const cpuMs = (cpu.user + cpu.system) / 1000;
+  digest = hash.digest('hex');
+  times.push(ms);
+  cpuTimes.push(cpuMs);
+  const ceil = args['no-ceiling'] ? undefined : await ceiling(file);
+  if (ceil) ratios.push(ms / ceil.inProcessMs);
+  log(`  ${(ms / 1000).toFixed(2)} s (CPU ${(cpuMs / 1000).toFixed(2)} s), ${Math.round(lines / (ms / 1000)).toLocaleString('en')} lines/s${ceil ? `; ceiling ${(ceil.inProcessMs / 1000).toFixed(2)} s in-process, ratio ${(ms / ceil.inProcessMs).toFixed(2)}` : ''}`);
+}
+log(`median ${Math.round(lines / (median(times) / 1000)).toLocaleString('en')} lines/s, ${(median(cpuTimes) * 1000 / lines).toFixed(2)} µs CPU a line${ratios.length ? `, ${median(ratios).toFixed(2)} x the ceiling's time` : ''}; ${events} events; peak RSS ${Math.round(process.resourceUsage().maxRSS / 1024)} MB; digest ${digest}`);
+const { getHeapStatistics } = await import('node:v8');
+const h = getHeapStatistics();
+log(`heap used ${Math.round(h.used_heap_size / 1e6)} MB of ${Math.round(h.total_heap_size / 1e6)} MB, peak malloced ${Math.round(h.peak_malloced_memory / 1e6)} MB`);
+if (global.gc) { global.gc(); log(`after a full GC: ${Math.round(getHeapStatistics().used_heap_size / 1e6)} MB`); }

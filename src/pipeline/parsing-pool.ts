@@ -1,3 +1,5 @@
+import { setTimeout as delay } from 'node:timers/promises';
+import type { Worker } from 'node:worker_threads';
 import { Piscina } from 'piscina';
 import { RUNNING_FROM_SOURCE } from '../paths.js';
 import { StatusError } from '../status-codes.js';
@@ -18,6 +20,9 @@ export interface ParsingPoolOptions {
   readonly workerHeapMb?: number;
   readonly onWorkerError?: (err: Error) => void;
 }
+
+/** How long close() waits for terminated workers to exit. */
+const EXIT_WAIT_MS = 10_000;
 
 const WORKER = new URL('../../workers/parse-worker.js', import.meta.url).href;
 const SOURCE_WORKER = new URL('../../workers/parse-worker.ts', import.meta.url).href;
@@ -46,6 +51,9 @@ export class ParsingPool {
   private readonly waiting: Queued[] = [];
   private running = 0;
   private readonly batchTimeoutMs: number;
+  private closed = false;
+  /** every worker that ran, until it has exited (see close) */
+  private readonly exits = new Map<Worker, Promise<unknown>>();
 
   constructor(opts: ParsingPoolOptions) {
     this.platformsVersion = opts.platformsVersion;
@@ -74,12 +82,20 @@ export class ParsingPool {
     this.piscina.on('error', (err: unknown) => {
       opts.onWorkerError?.(err as Error);
     });
+    this.piscina.on('workerCreate', () => {
+      for (const worker of this.piscina.threads) {
+        if (this.exits.has(worker)) continue;
+        // Not events.once(): it would reject on the worker's 'error', which comes before its exit.
+        this.exits.set(worker, new Promise((resolve) => worker.once('exit', resolve)).finally(() => this.exits.delete(worker)));
+      }
+    });
   }
 
   /** Parses one batch (in submission order); the batch's memory is transferred to the worker. */
   run(task: BatchTask, signal?: AbortSignal): Promise<BatchResult> {
     return new Promise((resolve, reject) => {
       if (signal?.aborted) return reject(signal.reason);
+      if (this.closed) return reject(new StatusError(5003, 'the parsing workers are closed'));
       // An aborted job's batches leave the queue at once instead of waiting their turn.
       const onAbort = () => {
         const i = this.waiting.indexOf(entry);
@@ -107,7 +123,7 @@ export class ParsingPool {
   }
 
   private pump(): void {
-    while (this.running < this.threadCount && this.waiting.length > 0) {
+    while (!this.closed && this.running < this.threadCount && this.waiting.length > 0) {
       const next = this.waiting.shift()!;
       if (next.signal?.aborted) {
         next.reject(next.signal.reason);
@@ -140,7 +156,18 @@ export class ParsingPool {
   }
 
   async close(): Promise<void> {
-    await this.piscina.destroy();
+    this.closed = true;
+    for (const entry of this.waiting.splice(0)) entry.reject(new StatusError(5003, 'the parsing workers are closed'));
+    // A worker that Piscina terminated earlier (a timed-out or aborted batch) may report its exit
+    // only after destroy() has returned, and Piscina then starts new workers on the destroyed
+    // pool: they would hold the resources for good and keep the process alive. So destroy again
+    // until every worker that ran has exited (a worker stuck in native code for good is given up
+    // after EXIT_WAIT_MS rather than holding up a shutdown).
+    const giveUp = delay(EXIT_WAIT_MS, undefined, { ref: false });
+    do {
+      await this.piscina.destroy();
+      if (await Promise.race([Promise.allSettled([...this.exits.values()]), giveUp.then(() => 'late')]) === 'late') break;
+    } while (this.piscina.threads.length > 0);
   }
 }
 

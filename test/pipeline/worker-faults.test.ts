@@ -130,3 +130,22 @@ t.test('a custom format regex that backtracks catastrophically fails its job in 
     }
   });
 });
+
+t.test('a closed pool stays closed when a worker it terminated earlier exits late', async (t) => {
+  // The stalled worker is told to terminate when its batch times out, but exits only when its
+  // child process ends (2 s): after the service has closed. Piscina would then start new workers.
+  const server = await startApp({}, { PLATFORMS_DIR: FAULTY, POOL_THREADS: '2', BATCH_TIMEOUT_MS: '500', GEOIP_DB: 'none' });
+  const pool = server.app.pool;
+  const res = await post(server.url, line('stall.example.org', '/article/1', 1), HEADERS);
+  t.equal(failure(t, res).code, 4038, 'the stalled batch times out');
+  const started = Date.now();
+  await server.close();
+  t.equal(pool.threads, 0, 'no worker once closed');
+  t.ok(Date.now() - started < 15_000, `closed in ${Date.now() - started} ms`);
+  // Watched closely: new workers that cannot start (their folder is gone) live only a moment.
+  let most = 0;
+  const watch = setInterval(() => (most = Math.max(most, pool.threads)), 10);
+  await new Promise((resolve) => setTimeout(resolve, 3000));
+  clearInterval(watch);
+  t.equal(most, 0, 'still none after the stalled worker exited');
+});

@@ -361,6 +361,7 @@ export class Job {
     g['input-format-literal'] = format.literal;
     g['input-format-regex'] = format.source;
     this.traces.info(`Log format${this.options.format ? '' : ' detected'} (${format.family}): ${format.literal}, first matched on line ${this.linesRead + 1}`);
+    for (const note of format.notes ?? []) this.traces.warn(`Log format: ${note}`);
     this.spec = jobSpec(this.id, format, this.options, {
       defaultZone: this.deps.config.defaultTimeZone,
       charset: this.batchCharset,

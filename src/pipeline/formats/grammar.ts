@@ -248,6 +248,7 @@ export function assemble(family: ProxyFamily, label: string, literal: string, to
   const groups: (string | null)[] = [];
   const fieldNames: string[] = [];
   const customNames = new Map<string, string>();
+  const notes: string[] = [];
   const groupNames = new Set<string>();
 
   const addField = (name: string) => {
@@ -266,7 +267,7 @@ export function assemble(family: ProxyFamily, label: string, literal: string, to
       addField(token.directive.property);
       continue;
     }
-    const { name, regex, position } = token;
+    const { name, position } = token;
     if (name !== null) {
       if (name === '__proto__') {
         throw new FormatError(`${token.token} ${where(position)}: __proto__ cannot be a field name`, token.token, position);
@@ -281,22 +282,29 @@ export function assemble(family: ProxyFamily, label: string, literal: string, to
       }
       customNames.set(name, token.token);
     }
-    if (regex === undefined) {
+    if (token.regex === undefined) {
       pattern += '(' + DEFAULT_CUSTOM_PATTERN + ')';
       groups.push(name);
       if (name !== null) addField(name);
       continue;
     }
+    let regex = token.regex;
     try {
       new RegExp(regex);
     } catch (err) {
       const message = (err as Error).message;
+      const lenient = /range out of order/i.test(message) ? literalReversedHyphens(regex) : undefined;
+      if (lenient !== undefined && compiles(lenient)) {
+        notes.push(`the regex of ${token.token} ${where(position)} has a - between two characters in reverse order inside [ ]: read as the character -`);
+        regex = lenient;
+      } else {
       const hint = /range out of order/i.test(message) ? ' (a - inside [ ] is a range: put it first, last, or write \\-)' : '';
-      throw new FormatError(
-        `the regex of ${token.token} ${where(position)} does not compile: ${message}${hint}`,
-        token.token,
-        position,
-      );
+        throw new FormatError(
+          `the regex of ${token.token} ${where(position)} does not compile: ${message}${hint}`,
+          token.token,
+          position,
+        );
+      }
     }
     const facts = analyseRegex(regex);
     for (const groupName of facts.names) {
@@ -343,7 +351,68 @@ export function assemble(family: ProxyFamily, label: string, literal: string, to
     source: regex.toString(),
     groups: Object.freeze(groups),
     fieldNames: Object.freeze(fieldNames),
+    ...(notes.length > 0 ? { notes: Object.freeze(notes) } : {}),
   });
+}
+
+function compiles(source: string): boolean {
+  try {
+    new RegExp(source);
+    return true;
+  } catch {
+    return false;
+  }
+}
+
+/**
+ * `[a-z&- ]` written for the characters &, - and space: a range whose ends are in reverse order
+ * is always a syntax error, so reading its - as the character changes no pattern that compiled.
+ * Returns the pattern with such hyphens escaped, or undefined when there is none.
+ */
+export function literalReversedHyphens(source: string): string | undefined {
+  let out = '';
+  let changed = false;
+  let inClass = false;
+  // the previous atom of the class when it is a plain character that could start a range
+  let previous: string | undefined;
+  for (let i = 0; i < source.length; i++) {
+    const c = source[i];
+    if (c === '\\') {
+      out += source.slice(i, i + 2);
+      i++;
+      previous = undefined;
+      continue;
+    }
+    if (!inClass) {
+      out += c;
+      if (c === '[') {
+        inClass = true;
+        previous = undefined;
+        // a leading ^ negates the class; it starts no range
+        if (source[i + 1] === '^') out += source[++i];
+      }
+      continue;
+    }
+    if (c === ']') {
+      inClass = false;
+    } else if (c === '-' && previous !== undefined) {
+      const next = source[i + 1];
+      if (next !== undefined && next !== ']' && next !== '\\' && previous.codePointAt(0)! > next.codePointAt(0)!) {
+        out += '\\-';
+        changed = true;
+        previous = undefined;
+        continue;
+      }
+      // a well-ordered range: its end is no start of another one
+      out += c + (next ?? '');
+      i++;
+      previous = undefined;
+      continue;
+    }
+    previous = c;
+    out += c;
+  }
+  return changed ? out : undefined;
 }
 
 /** The error for a `%x` that the family does not know (the reference silently kept it as text). */

@@ -14,6 +14,8 @@ export interface CompiledFormat {
   readonly groups: readonly (string | null)[];
   /** distinct property names in format order (become output columns) */
   readonly fieldNames: readonly string[];
+  /** what was read leniently in the format (said in the job's traces) */
+  readonly notes?: readonly string[];
 }
 
 /**

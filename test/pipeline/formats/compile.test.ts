@@ -1,7 +1,7 @@
 import t, { type Test } from 'tap';
 import { compileFormat, isProxyFamily, tokenizeFormat } from '../../../src/pipeline/formats/compile.js';
 import { BIBLIOPAM_STANDARD_FORMAT } from '../../../src/pipeline/formats/bibliopam.js';
-import { analyseRegex, escapeLiteral, findRegexEnd } from '../../../src/pipeline/formats/grammar.js';
+import { analyseRegex, escapeLiteral, findRegexEnd, literalReversedHyphens } from '../../../src/pipeline/formats/grammar.js';
 import { parseLine } from '../../../src/pipeline/formats/line-parser.js';
 import { FormatError, type ProxyFamily } from '../../../src/pipeline/formats/types.js';
 import { APACHE_DIRECTIVES } from '../../../src/pipeline/formats/apache.js';
@@ -219,8 +219,9 @@ t.test('bad custom regexes and names are errors', async (t) => {
   t.match(err.message, /does not compile/);
   t.match(err.message, /at character 4/);
 
-  err = formatError(t, 'apache', '%h %{ress}<[a-z&- ]+>');
-  t.match(err.message, /put it first, last/);
+  // an escaped end is left as written: only plain characters in reverse order are read leniently
+  err = formatError(t, 'apache', '%h %{ress}<[a-z&-\\x20]+>');
+  t.match(err.message, /Range out of order.*put it first, last/);
 
   err = formatError(t, 'ezproxy', '%h %{a}<x> %u %{a}<y>');
   t.match(err.message, /"a" is used twice/);
@@ -349,4 +350,18 @@ t.test('grammar helpers', async (t) => {
     tokenizeFormat('ezproxy', '%h 50%% %{a}<x>').map((tk) => tk.kind),
     ['directive', 'text', 'custom'],
   );
+});
+
+t.test('a - between two characters in reverse order inside [ ] is read as the character', async (t) => {
+  t.equal(literalReversedHyphens('[a-zA-Z0-9+&- :,.]+'), '[a-zA-Z0-9+&\\- :,.]+');
+  t.equal(literalReversedHyphens('[^z-a]'), '[^z\\-a]');
+  for (const kept of ['[a-z]', '[a-z-0]', '[ -_]', '[\\d-a]', 'x-a', '[]-a]', '\\[z-a]']) {
+    t.equal(literalReversedHyphens(kept), undefined, `${kept}: nothing to change`);
+  }
+  // the Orléans Bibliopam setting's resource names: "Science & Tech - Revue"
+  const format = compileFormat('apache', '%{timestamp}<[0-9]+>,%h,%{ress-name}<[a-zA-Z0-9+&- :,.]+>,%U,%>s');
+  t.match(format.notes?.[0], /%\{ress-name\}.*read as the character -/);
+  const fields = parseLine(format, '1354230000,192.0.2.1,Science & Tech - Revue,http://www.example.com/x,200');
+  t.equal(fields?.['ress-name'], 'Science & Tech - Revue');
+  t.equal(compileFormat('apache', '%h %{a}<[a-z]+>').notes, undefined, 'no note when read as written');
 });

@@ -1,6 +1,6 @@
 /** What the benchmarks share: the cached benchmark logs, the regex ceiling, small helpers. */
 import { spawn } from 'node:child_process';
-import { createWriteStream, existsSync, mkdirSync, readFileSync, renameSync } from 'node:fs';
+import { closeSync, existsSync, mkdirSync, openSync, readFileSync, renameSync } from 'node:fs';
 import { join } from 'node:path';
 import { PROJECT_ROOT, SHARED_DIR } from '../src/paths.js';
 
@@ -49,11 +49,12 @@ export async function benchLog(lines: number): Promise<string> {
   if (existsSync(file)) return file;
   log(`generating ${file} (once) with ../shared/bench/make-log.js …`);
   const tmp = `${file}.${process.pid}.tmp`;
-  const out = createWriteStream(tmp);
-  const child = spawn(process.execPath, [MAKE_LOG, '--csv-dir', PLATFORMS, '--lines', String(lines), '--seed', String(SEED)], { stdio: ['ignore', 'pipe', 'inherit'] });
-  child.stdout.pipe(out);
+  // Straight to a file: the tool writes asynchronously to its stdout and fails (EAGAIN) on a
+  // pipe that fills faster than this process reads it.
+  const out = openSync(tmp, 'w');
+  const child = spawn(process.execPath, [MAKE_LOG, '--csv-dir', PLATFORMS, '--lines', String(lines), '--seed', String(SEED)], { stdio: ['ignore', out, 'inherit'] });
   const code = await new Promise<number | null>((resolve) => child.on('close', resolve));
-  await new Promise((resolve) => out.close(resolve));
+  closeSync(out);
   if (code !== 0) throw new Error(`make-log.js failed (${code})`);
   renameSync(tmp, file);
   return file;

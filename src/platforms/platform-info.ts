@@ -1,3 +1,4 @@
+import { Type } from '@fastify/type-provider-typebox';
 import { countRules } from './rules/compile.js';
 import type { PlatformSource } from './loader.js';
 import type { PlatformManifest } from './manifest.js';
@@ -11,6 +12,35 @@ export type PlatformInfo = PlatformManifest & {
   /** `rules` (logsift's rules, maybe with hooks) or `ezpaarse` (a community parser.js) */
   kind: PlatformSource['kind'];
 };
+
+/**
+ * The response schema of one `/info/platforms` entry. The serializer keeps only what a schema
+ * lists, so every key a manifest is known to have is listed; any other key of a manifest is
+ * passed on as stored (additionalProperties), as the reference's 3.x does. The keys the loader
+ * does not check are typed loosely, so that a manifest is never rewritten on its way out.
+ */
+export const PlatformInfoSchema = Type.Object({
+  name: Type.String(),
+  longname: Type.String(),
+  publisher_name: Type.Optional(Type.Unknown()),
+  domains: Type.Array(Type.String()),
+  'kb-domains': Type.Optional(Type.Array(Type.String())),
+  priority: Type.Optional(Type.Number()),
+  'host-priority': Type.Optional(Type.Record(Type.String(), Type.Number())),
+  version: Type.Optional(Type.Unknown()),
+  status: Type.Optional(Type.Unknown()),
+  describe: Type.Optional(Type.Unknown()),
+  docurl: Type.Optional(Type.Unknown()),
+  contact: Type.Optional(Type.Unknown()),
+  pkb: Type.Optional(Type.Unknown()),
+  'pkb-domains': Type.Optional(Type.Unknown()),
+  recognize: Type.Optional(Type.Unknown()),
+  bacon: Type.Optional(Type.Unknown()),
+  trello: Type.Optional(Type.Unknown()),
+  'domains-count': Type.Integer(),
+  'rule-count': Type.Integer(),
+  kind: Type.Union([Type.Literal('rules'), Type.Literal('ezpaarse')]),
+}, { additionalProperties: true });
 
 export function ruleCountOf(source: PlatformSource): number {
   if (source.kind === 'ezpaarse' || !source.rules) return 1;

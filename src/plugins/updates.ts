@@ -3,6 +3,7 @@ import { join } from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { AppUpdater, npmBuild, npmInstall, type AppUpdateSteps } from '../updates/app-update.js';
 import { UpdatableParts } from '../updates/parts.js';
+import { checkUpdatedPlatforms } from '../updates/platforms-check.js';
 
 declare module 'fastify' {
   interface FastifyInstance {
@@ -37,6 +38,8 @@ export default fp<UpdatesPluginOptions>(async (app, opts) => {
       if (part === 'middlewares') {
         app.runtime.setVersions({ middlewares_version: commit.slice(0, 7), middlewares_date: new Date().toISOString().slice(0, 10) });
       }
+      // Checked before anything is swapped: a throw puts the files back, the loaded platforms stay.
+      if (part === 'platforms') await checkUpdatedPlatforms(app.config.platformsDir, join(app.config.varDir, 'cache', 'hooks'), app.platforms.problems);
       // The pools hold the platforms and what the filters read (exclusion lists, knowledge bases,
       // extra middlewares): an update of any of them gives the next jobs a new pool.
       if (part === 'platforms' || part === 'middlewares' || part === 'resources') await app.runtime.reloadPlatforms();

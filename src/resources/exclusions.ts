@@ -36,10 +36,13 @@ const LIST_KINDS: readonly ListKind[] = ['robots', 'hosts', 'domains'];
 export function forEachEntry(text: string, each: (entry: string) => void): number {
   let count = 0;
   let start = 0;
+  // the next '#' (-1: none left), searched again only once passed: searching it from every line
+  // scanned the rest of the text each time, quadratic in a list without comments
+  let hash = -2;
   while (start < text.length) {
     let end = text.indexOf('\n', start);
     if (end < 0) end = text.length;
-    const hash = text.indexOf('#', start);
+    if (hash !== -1 && hash < start) hash = text.indexOf('#', start);
     const entry = text.slice(start, hash >= 0 && hash < end ? hash : end).trim();
     start = end + 1;
     if (entry === '') continue;

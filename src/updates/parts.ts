@@ -208,7 +208,8 @@ export class UpdatableParts {
 
   /**
    * Fetches for an update: waits for a status fetch under way, then fetches again. A failure is
-   * 502 `fetchFailed` and leaves the repository untouched. Returns the branch and origin's commit.
+   * 500 `fetchFailed` with the reason (as any failed update) and leaves the repository untouched.
+   * Returns the branch and origin's commit.
    */
   async fetchForUpdate(name: PartName, repo: Repo): Promise<{ branch: string; remoteOid: string }> {
     const st = this.state(name);
@@ -221,12 +222,12 @@ export class UpdatableParts {
       await fetchOrigin(repo, branch, this.opts.fetchTimeoutMs ?? 30_000);
     } catch (err) {
       st.fetchError = `fetch failed: ${(err as Error).message}`;
-      throw new UpdateError(502, 'fetchFailed', (err as Error).message);
+      throw new UpdateError(500, 'fetchFailed', (err as Error).message);
     }
     st.fetchedAt = new Date(this.now()).toISOString();
     st.fetchError = undefined;
     const remoteOid = await resolveCommit(repo, `refs/remotes/origin/${branch}`);
-    if (!remoteOid) throw new UpdateError(502, 'fetchFailed', `origin has no branch ${branch}`);
+    if (!remoteOid) throw new UpdateError(500, 'fetchFailed', `origin has no branch ${branch}`);
     return { branch, remoteOid };
   }
 

@@ -6,8 +6,9 @@
  */
 import { execFileSync } from 'node:child_process';
 import { createHash } from 'node:crypto';
-import { readFileSync } from 'node:fs';
-import { join } from 'node:path';
+import { closeSync, mkdtempSync, openSync, readFileSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { dirname, join } from 'node:path';
 import t from 'tap';
 import { PROJECT_ROOT } from '../../src/paths.js';
 import { startApp } from '../helpers/app.js';
@@ -27,10 +28,19 @@ const expected = JSON.parse(readFileSync(join(import.meta.dirname, 'fixtures/out
 const makeLog = shared(t, 'bench', 'make-log.js');
 const platformsCsv = shared(t, 'platforms');
 if (makeLog && platformsCsv) {
-  const log = execFileSync(process.execPath, [makeLog, '--csv-dir', platformsCsv, '--lines', String(expected.generator.lines), '--seed', String(expected.generator.seed)], {
-    maxBuffer: 64 * 1024 * 1024,
-    stdio: ['ignore', 'pipe', 'ignore'],
-  });
+  // Written to a file, not a pipe: the tool writes asynchronously to its stdout and fails
+  // (EAGAIN) when a pipe fills faster than a busy parent reads it.
+  const logFile = join(mkdtempSync(join(tmpdir(), 'logsift-identity-')), 'bench.log');
+  const fd = openSync(logFile, 'w');
+  try {
+    execFileSync(process.execPath, [makeLog, '--csv-dir', platformsCsv, '--lines', String(expected.generator.lines), '--seed', String(expected.generator.seed)], {
+      stdio: ['ignore', fd, 'pipe'],
+    });
+  } finally {
+    closeSync(fd);
+  }
+  const log = readFileSync(logFile);
+  rmSync(dirname(logFile), { recursive: true, force: true });
 
   // The expectation's own settings first: one worker, the default batch size.
   const reference: RunSettings = { threads: 1, batchBytes: 256 * 1024, inFlight: 4 };

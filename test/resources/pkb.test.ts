@@ -3,6 +3,9 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import t from 'tap';
 import { buildPkb, parseKbart, PkbReader } from '../../src/resources/pkb.js';
+import { enhancerStage } from '../../src/pipeline/stages/enhancer.js';
+import type { EventFlags } from '../../src/pipeline/stages/types.js';
+import type { AccessEvent } from '../../src/pipeline/event.js';
 import { shared } from '../helpers/shared.js';
 
 const HEADER = 'publication_title\tprint_identifier\tonline_identifier\ttitle_id\tdoi\tpublisher_name';
@@ -42,6 +45,44 @@ t.test('a base: newer files win per title_id, lookups by each identifier, rebuil
   t.not(changed.file, data.file, 'a new file: rebuilt');
   t.equal(changed.titles, 4);
   t.same(await buildPkb(join(root, 'none'), [], cache), { platforms: [], titles: 0, files: 0 });
+});
+
+t.test('enrichment fills only the fields the event lacks', async (t) => {
+  const root = await mkdtemp(join(tmpdir(), 'logsift-pkb-'));
+  t.teardown(() => rm(root, { recursive: true, force: true }));
+  await mkdir(join(root, 'platforms', 'alpha', 'pkb'), { recursive: true });
+  await writeFile(join(root, 'platforms', 'alpha', 'pkb', 'alpha_all_2024-01-01.txt'), `${HEADER}\nBase title\t1111-2222\t3333-4444\tT1\t10.1/base\tBase publisher\n`);
+  const r = new PkbReader(await buildPkb(join(root, 'platforms'), [], join(root, 'cache')));
+  t.teardown(() => r.close());
+  const stage = enhancerStage(r);
+  const run = (ec: AccessEvent) => {
+    const flags: EventFlags = { denied: false, pkbMiss: false };
+    t.equal(stage.run(ec, flags), undefined, 'never rejects');
+    return flags.pkbMiss;
+  };
+
+  const ec: AccessEvent = { platform: 'alpha', title_id: 'T1', publication_title: 'Parsed title', doi: '10.1/parsed', publisher_name: '' };
+  t.equal(run(ec), false);
+  t.equal(ec.publication_title, 'Parsed title', 'a title the platform gave is not overwritten');
+  t.equal(ec.doi, '10.1/parsed', 'nor an identifier');
+  t.equal(ec.publisher_name, 'Base publisher', 'an empty field is filled');
+  t.equal(ec.print_identifier, '1111-2222', 'an absent field is filled');
+  t.equal(ec.online_identifier, '3333-4444');
+  t.equal(ec.title_id, 'T1');
+
+  const byIssn: AccessEvent = { platform: 'alpha', print_identifier: '3333-4444', publication_title: 'Mine' };
+  run(byIssn);
+  t.same(byIssn, {
+    platform: 'alpha', print_identifier: '3333-4444', publication_title: 'Mine',
+    online_identifier: '3333-4444', title_id: 'T1', doi: '10.1/base', publisher_name: 'Base publisher',
+  }, 'found through the other ISSN column; the print ISSN the event has is kept');
+
+  const unknown: AccessEvent = { platform: 'alpha', title_id: 'T9', publication_title: 'Mine' };
+  t.equal(run(unknown), true, 'a title the base does not know: a pkb miss');
+  t.same(unknown, { platform: 'alpha', title_id: 'T9', publication_title: 'Mine' }, 'left as it was');
+  const other: AccessEvent = { platform: 'beta', title_id: 'T1' };
+  t.equal(run(other), false, 'a platform without a base: no miss');
+  t.same(other, { platform: 'beta', title_id: 'T1' });
 });
 
 t.test('the ten shared bases: size and cost per lookup', async (t) => {

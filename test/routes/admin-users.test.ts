@@ -1,4 +1,5 @@
 import t from 'tap';
+import { Readable } from 'node:stream';
 import { ADMIN, FORM, USER, basic, form, testApp, withUsers } from '../helpers/accounts.js';
 
 t.test('register: validations, then the first account becomes the administrator, once', async (t) => {
@@ -206,6 +207,54 @@ t.test('the last administrator: two administrators demoting or deleting each oth
   const [last] = admins();
   const self = await ta.inject({ method: 'POST', url: `/api/admin/users/${last.username}`, headers: as(last.username), payload: { group: 'user' } });
   t.equal(self.json().message, 'cannotChangeYourOwnGroup');
+});
+
+t.test('the last administrator: the route answers 403 lastAdmin, step by step', async (t) => {
+  const ta = await testApp(t);
+  // No registered (founder) administrator: its own rule (protectedAccount) cannot be what refuses.
+  const { hashPassword } = await import('../../src/auth/passwords.js');
+  const hash = await hashPassword('Shared-password-1');
+  const as = (by: string) => ({ authorization: basic(by, 'Shared-password-1') });
+  const admins = () => ta.app.userStore.list().filter((u) => u.group === 'admin').map((u) => u.username);
+
+  /**
+   * A's request on B, held once A's login passed (its body is read only after the login check),
+   * while B demotes A through the route; then A's body is sent. A was an administrator when it
+   * logged in; when its change runs, B is the only administrator left.
+   */
+  const heldRequest = async (method: 'POST' | 'DELETE', payload: object) => {
+    let reading!: () => void;
+    const bodyWanted = new Promise<void>((resolve) => { reading = resolve; });
+    const body = new Readable({ read: () => reading() });
+    const answer = ta.inject({
+      method, url: '/api/admin/users/b@example.org', payload: body,
+      headers: { ...as('a@example.org'), 'content-type': 'application/json', 'transfer-encoding': 'chunked' },
+    });
+    await bodyWanted;
+    const demoted = await ta.inject({ method: 'POST', url: '/api/admin/users/a@example.org', headers: as('b@example.org'), payload: { group: 'user' } });
+    t.equal(demoted.statusCode, 200, 'B demotes A');
+    t.same(admins(), ['b@example.org'], 'B is the last administrator');
+    body.push(JSON.stringify(payload));
+    body.push(null);
+    return answer;
+  };
+
+  for (const [method, payload, what] of [['POST', { group: 'user' }, 'demoting'], ['DELETE', {}, 'deleting']] as const) {
+    ta.app.db.prepare('DELETE FROM users').run();
+    ta.app.userStore.create('a@example.org', hash, 'admin');
+    ta.app.userStore.create('b@example.org', hash, 'admin');
+    const res = await heldRequest(method, payload);
+    t.equal(res.statusCode, 403, `${what} the last administrator`);
+    t.same(res.json(), { statusCode: 403, error: 'Forbidden', message: 'lastAdmin' }, `${what}: the last-admin rule answers`);
+    t.match(ta.app.userStore.get('b@example.org'), { group: 'admin', founder: false }, `${what}: B is untouched`);
+    t.same(admins(), ['b@example.org']);
+  }
+
+  // Once A is an administrator again there are two: the same change goes through.
+  ta.app.userStore.update('a@example.org', { group: 'admin' });
+  const ok = await ta.inject({ method: 'POST', url: '/api/admin/users/b@example.org', headers: as('a@example.org'), payload: { group: 'user' } });
+  t.equal(ok.statusCode, 200, 'with another administrator left, demoting B works');
+  t.same(admins(), ['a@example.org']);
 });
 
 t.test('passwords: reset by an administrator, changed by their owner', async (t) => {

@@ -6,8 +6,11 @@ import { Type } from '@fastify/type-provider-typebox';
 import { testApp } from '../helpers/accounts.js';
 import { tempDir } from '../helpers/service.js';
 import { applyChanges, demoPlatform } from '../helpers/git-fixtures.js';
-import { AppInfoSchema, PredefinedSettingSchema, UsageSchema } from '../../src/routes/info-data.js';
+import { AppInfoSchema, PredefinedSettingSchema, RejectInfoSchema, UsageSchema } from '../../src/routes/info-data.js';
+import { PlatformInfoSchema } from '../../src/platforms/platform-info.js';
 import { STATUS_CODES } from '../../src/status-codes.js';
+import { REJECT_CATEGORIES } from '../../src/pipeline/stages/types.js';
+import { REJECT_COUNTERS } from '../../src/pipeline/job-report.js';
 
 const VocabularyList = Type.Array(Type.Object({
   code: Type.String(), description: Type.String(), description_en: Type.String(), reference: Type.Boolean(), platforms: Type.Integer(),
@@ -79,6 +82,7 @@ t.test('/info/codes and /info/codes/{code}', async (t) => {
   t.equal(one.statusCode, 200);
   t.match(one.headers['content-type'], /^application\/json/);
   t.equal(one.json(), 'A job with the same ID already exists', 'a JSON string');
+  t.equal(one.body, JSON.stringify('A job with the same ID already exists'), 'serialized once');
   for (const code of ['9999', 'abc']) {
     const res = await ta.inject({ url: `/info/codes/${code}` });
     t.equal(res.statusCode, 404, code);
@@ -87,6 +91,61 @@ t.test('/info/codes and /info/codes/{code}', async (t) => {
   const version = await ta.inject({ url: '/info/version' });
   t.match(version.headers['content-type'], /^text\/plain/);
   t.equal(version.body, ta.app.appVersion);
+});
+
+t.test('/info/rejects: one entry per reject category, its counter, file and texts', async (t) => {
+  const ta = await testApp(t);
+  // Strict: a key added to the answer but not to the route's schema would be dropped by the serializer.
+  const Strict = Type.Array(Type.Object({
+    category: Type.String(), counter: Type.String(), file: Type.String(), label: Type.String({ minLength: 1 }),
+    description: Type.String({ minLength: 1 }), inRejectionRate: Type.Boolean(), kept: Type.Boolean(),
+  }, { additionalProperties: false }));
+  for (const prefix of ['/info', '/api/info']) {
+    const res = await ta.inject({ url: `${prefix}/rejects` });
+    t.equal(res.statusCode, 200, prefix);
+    t.match(res.headers['content-type'], /^application\/json/);
+    const list = res.json() as Array<Record<string, unknown>>;
+    t.ok(Value.Check(RejectInfoSchema, list), `${prefix}: the route's schema`);
+    t.ok(Value.Check(Strict, list), `${prefix}: those keys and no other`);
+    t.same(list.map((r) => r.category), [...REJECT_CATEGORIES], 'every category, in the report\'s order');
+    for (const r of list) {
+      const category = r.category as (typeof REJECT_CATEGORIES)[number];
+      t.equal(r.counter, REJECT_COUNTERS[category], `${category}: the report's counter`);
+      t.equal(r.file, `lines-${category}.log`, `${category}: its reject file`);
+      t.equal(r.kept, category === 'pkb-miss-ecs', `${category}: kept`);
+    }
+    t.same(list.filter((r) => r.inRejectionRate).map((r) => r.category).sort(),
+      ['duplicate-ecs', 'unknown-domains', 'unknown-errors', 'unknown-formats', 'unordered-ecs', 'unqualified-ecs'], 'the categories of the rejection rate');
+  }
+});
+
+t.test('/info/platforms: every entry matches the route\'s response schema, no key lost', async (t) => {
+  const dir = await platformsDir(t);
+  // Keys the service does not check, as community manifests have them: passed on as stored.
+  await applyChanges(dir, {
+    'odd/manifest.json': JSON.stringify({
+      name: 'odd', longname: 'Odd', domains: ['odd.example.org'], version: '2024-01-15', status: 'beta', pkb: false,
+      recognize: { rid: ['doi'], rtype: ['ARTICLE'], mime: ['HTML'] }, bacon: { provider: 'X', matches: [] }, 'pkb-domains': 'domain',
+      trello: 'https://trello.example.org/c/1', publisher_name: 'Odd Publisher', 'kb-domains': ['kb.odd.example.org'], priority: 2,
+      'host-priority': { 'odd.example.org': 3 }, 'x-unlisted': { kept: [1, 'a'] },
+    }),
+  });
+  const ta = await testApp(t, { PLATFORMS_DIR: dir });
+  for (const prefix of ['/info', '/api/info']) {
+    const list = (await ta.inject({ url: `${prefix}/platforms` })).json() as Array<Record<string, unknown>>;
+    t.equal(list.length, 2);
+    for (const p of list) t.ok(Value.Check(PlatformInfoSchema, p), `${prefix}: ${String(p.name)}`);
+    t.same(list.find((p) => p.name === 'odd'), {
+      name: 'odd', longname: 'Odd', domains: ['odd.example.org'], version: '2024-01-15', status: 'beta', pkb: false,
+      recognize: { rid: ['doi'], rtype: ['ARTICLE'], mime: ['HTML'] }, bacon: { provider: 'X', matches: [] }, 'pkb-domains': 'domain',
+      trello: 'https://trello.example.org/c/1', publisher_name: 'Odd Publisher', 'kb-domains': ['kb.odd.example.org'], priority: 2,
+      'host-priority': { 'odd.example.org': 3 }, 'x-unlisted': { kept: [1, 'a'] },
+      'domains-count': 2, 'rule-count': 1, kind: 'rules',
+    }, 'the whole manifest as stored, plus the counts');
+  }
+  const count = await ta.inject({ url: '/info/platforms/count' });
+  t.match(count.headers['content-type'], /^text\/plain/);
+  t.equal(count.body, '2');
 });
 
 t.test('/info/app: the service and whether jobs need a login', async (t) => {

@@ -1,7 +1,8 @@
 import t, { type Test } from 'tap';
 import { connect } from 'node:net';
 import { gzipSync } from 'node:zlib';
-import { existsSync } from 'node:fs';
+import { existsSync, readdirSync } from 'node:fs';
+import { join } from 'node:path';
 import iconv from 'iconv-lite';
 import { startApp, EZPROXY_DEFAULT, type TestApp } from '../helpers/app.js';
 import { post, type HttpResult } from '../helpers/http.js';
@@ -199,7 +200,8 @@ t.test('names in paths: no way out of their folder or table', async (t) => {
   const reg = await fetch(`${server.url}/api/admin/register`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ userid: 'admin@example.org', password: 'Correct-Horse-1', confirm: 'Correct-Horse-1' }) });
   t.equal(reg.status, 201);
   let tried = 0;
-  const attempts: Array<[string, string, readonly number[]]> = [
+  // The answers' `message` where it is pinned (the route's own refusal, not a generic 404).
+  const attempts: Array<[string, string, readonly number[], string?]> = [
     ['POST', '/api/admin/users/..%2F..%2Fetc%2Fpasswd', [400, 404]],
     ['DELETE', '/api/admin/users/%2e%2e', [404]],
     ['DELETE', '/api/admin/users/..%2fadmin@example.org', [404]],
@@ -241,7 +243,30 @@ t.test('names in paths: no way out of their folder or table', async (t) => {
       ['GET', `${prefix}/.%2E/.%2E/job-report.html`, [404]],
     );
   }
-  for (const [method, path, statuses] of attempts) {
+  // A deferred job's id names its folder: only a lower-case UUID is one (the route answers so).
+  const notAnId = 'a job id is a lower-case UUID';
+  attempts.push(
+    ['PUT', '/..%2F..%2Ftmp%2Flogsift-escape', [404], notAnId],
+    ['PUT', '/%2e%2e', [404], notAnId],
+    ['PUT', '/..', [404], notAnId],
+    ['PUT', '/%2e%2e%2F%2e%2e%2Fvar', [404], notAnId],
+    ['PUT', `/${id}%2F..%2F..%2Flogsift.sqlite`, [404], notAnId],
+    ['PUT', `/..%2F${id}`, [404], notAnId],
+    ['PUT', `/${id.toUpperCase()}`, [404], notAnId],
+    ['PUT', `/${id}%00`, [404], notAnId],
+    ['PUT', '/..\\..\\tmp\\logsift-escape', [404], notAnId],
+  );
+  // The progress of a job: the id is checked before any lookup.
+  attempts.push(
+    ['GET', '/api/jobs/..%2F..%2Fetc%2Fpasswd/progress', [404], 'jobNotFound'],
+    ['GET', '/api/jobs/%2e%2e/progress', [404], 'jobNotFound'],
+    ['GET', '/api/jobs/../progress', [404], 'jobNotFound'],
+    ['GET', `/api/jobs/${id}%2F..%2F..%2Flogsift.sqlite/progress`, [404], 'jobNotFound'],
+    ['GET', `/api/jobs/..%2F${id}/progress`, [404], 'jobNotFound'],
+    ['GET', `/api/jobs/${id.toUpperCase()}/progress`, [404], 'jobNotFound'],
+    ['GET', `/api/jobs/${id}%00/progress`, [404], 'jobNotFound'],
+  );
+  for (const [method, path, statuses, message] of attempts) {
     // Sent on a socket as written: URL parsers (fetch, http.request with a URL) resolve `..` and `%2e%2e` first.
     const answer = await raw(server.url, `${method} ${path} HTTP/1.1\r\nHost: x\r\nConnection: close\r\nAuthorization: ${admin.authorization}\r\nContent-Length: 0\r\n\r\n`);
     const status = Number(answer.slice(9, 12));
@@ -249,7 +274,11 @@ t.test('names in paths: no way out of their folder or table', async (t) => {
     tried++;
     t.ok(statuses.includes(status), `${method} ${path}: ${status}`);
     t.notMatch(body, /root:|"dependencies"|SQLite format/, `${method} ${path}: nothing from outside`);
+    if (message !== undefined) t.same(JSON.parse(body), { statusCode: 404, error: 'Not Found', message }, `${method} ${path}: ${message}`);
   }
+  t.equal((await fetch(`${server.url}/api/jobs/${id}/progress`, { headers: admin })).status, 200, 'the real job\'s progress');
+  t.notOk(existsSync('/tmp/logsift-escape'), 'no job folder made outside var/jobs');
+  t.same(readdirSync(join(server.varDir, 'jobs')), [id], 'no other job folder');
   t.equal(server.app.userStore.count(), 1, 'the administrator is still there');
   // No answer tells where the service's files are (reference §7.16: /info leaked file paths).
   for (const path of ['/info/platforms', '/info/codes', `/${id}/job-report.json`, `/${id}/job-traces.log`]) {

@@ -1,4 +1,4 @@
-import t from 'tap';
+import t, { type Test } from 'tap';
 import { request, type IncomingMessage, type ClientRequest } from 'node:http';
 import { once } from 'node:events';
 import { setTimeout as sleep } from 'node:timers/promises';
@@ -31,6 +31,18 @@ async function readUntil(res: IncomingMessage, pred: (text: string) => boolean, 
   return text;
 }
 
+/**
+ * The head goes out before the job knows how it ends, so `Trailer` names every trailer it may
+ * send; each trailer actually sent must be among them (clients may drop unannounced ones).
+ */
+function checkTrailerHeader(t: Test, res: IncomingMessage): void {
+  t.equal(res.headers.trailer, 'Job-Done, Service-Status, Service-Status-Message', 'the Trailer header');
+  const announced = (res.headers.trailer ?? '').split(',').map((n) => n.trim().toLowerCase());
+  const sent = Object.keys(res.trailers);
+  t.ok(sent.length > 0, 'some trailers were sent');
+  for (const name of sent) t.ok(announced.includes(name), `trailer ${name} is announced`);
+}
+
 t.test('the first event reaches the client while the upload is still open', async (t) => {
   const { req, response } = openUpload({ 'Log-Format-ezproxy': EZPROXY_DEFAULT, 'Double-Click-Removal': 'false' });
   const started = Date.now();
@@ -48,6 +60,7 @@ t.test('the first event reaches the client while the upload is still open', asyn
   await once(res, 'end');
   t.equal(chunks.join('').split('\n').filter(Boolean).length, 3, 'and the second event after it');
   t.equal(res.trailers['job-done'], 'true');
+  checkTrailerHeader(t, res);
 });
 
 t.test('a client that goes away aborts the job and frees the workers', async (t) => {
@@ -81,6 +94,7 @@ t.test('an error after the first event: an in-band marker and the status in the 
   t.equal(res.trailers['job-done'], 'false');
   t.equal(res.trailers['service-status'], '4022');
   t.match(res.trailers['service-status-message'], /No line breaks detected/);
+  checkTrailerHeader(t, res);
   req.destroy();
   const row = server.app.jobStore.get(res.headers['job-id'] as string);
   t.equal(row?.state, 'failed');

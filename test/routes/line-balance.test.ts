@@ -2,7 +2,7 @@ import t from 'tap';
 import { createHash } from 'node:crypto';
 import { cp, mkdtemp, mkdir, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
-import { join } from 'node:path';
+import { delimiter, join } from 'node:path';
 import { startApp, type TestApp } from '../helpers/app.js';
 import { shared } from '../helpers/shared.js';
 import { get, lines, postJob, report } from '../helpers/jobs.js';
@@ -13,7 +13,7 @@ import { accountedLines, REJECT_COUNTERS } from '../../src/pipeline/job-report.j
 /**
  * The books balance: every input line ends in exactly one place (an event, the denied file, or
  * one reject category), and the report's counters say so. Each line of the log below names where
- * it must end. (No ignored-hosts line: the reference's host list is empty.)
+ * it must end. The reference's host list is empty: the test adds one of its own for ignored-hosts.
  */
 
 type Place = 'event' | 'denied' | (typeof REJECT_CATEGORIES)[number];
@@ -40,6 +40,7 @@ const LOG: Array<[string, Place]> = [
   [line('10.0.0.9', 'IVAN', '00:09:00', sdJournal, 403), 'denied'],
   [line('10.0.0.10', 'JUDY', '00:10:00', 'http://boom.example.org/article/1'), 'unknown-errors'],
   [line('10.0.0.11', 'KARL', '00:11:00', 'https://www.google.fr/search?q=euler'), 'ignored-domains'],
+  [line('172.16.5.9', 'LAB', '00:11:30', sdArticle('S0012160612000005')), 'ignored-hosts'],
   [line('209.185.108.20', 'LEO', '00:12:00', sdArticle('S0012160612000002')), 'robots-ecs'],
   [line('10.0.0.13', 'MALLORY', '00:13:00', sdArticle('S0967064508000301')), 'duplicate-ecs'],
   [line('10.0.0.13', 'MALLORY', '00:13:06', sdArticle('S0967064508000301')), 'event'],
@@ -51,6 +52,7 @@ const sha1 = (text: string) => createHash('sha1').update(text).digest('hex');
 
 let app: TestApp;
 let platformsDir: string;
+let exclusionsDir: string;
 // The reference's exclusion lists and knowledge bases (../shared), or a visible skip.
 const ready = shared(t, 'exclusions') !== undefined && shared(t, 'pkb') !== undefined;
 
@@ -61,12 +63,19 @@ if (ready) t.before(async () => {
   await mkdir(join(platformsDir, 'boom'));
   await writeFile(join(platformsDir, 'boom', 'manifest.json'), JSON.stringify({ name: 'boom', longname: 'Throws', domains: ['boom.example.org'] }));
   await writeFile(join(platformsDir, 'boom', 'parser.js'), "module.exports = { execute() { throw new Error('boom: this parser always fails'); } };\n");
-  // The reference's exclusion lists (robots, ignored domains) and knowledge bases.
-  app = await startApp({ platformsDir }, { EXCLUSIONS_DIRS: join(SHARED_DIR, 'exclusions'), PKB_DIRS: join(SHARED_DIR, 'pkb') });
+  // A host list of our own (the reference's is empty): a reading-room subnet left out on purpose.
+  exclusionsDir = await mkdtemp(join(tmpdir(), 'logsift-exclusions-'));
+  await writeFile(join(exclusionsDir, 'hosts.reading-room.txt'), '# library reading room\n172.16.5.0/24\n');
+  // The reference's exclusion lists (robots, ignored domains), ours, and knowledge bases.
+  app = await startApp({ platformsDir }, {
+    EXCLUSIONS_DIRS: [join(SHARED_DIR, 'exclusions'), exclusionsDir].join(delimiter),
+    PKB_DIRS: join(SHARED_DIR, 'pkb'),
+  });
 });
 if (ready) t.teardown(async () => {
   await app.close();
   await rm(platformsDir, { recursive: true, force: true });
+  await rm(exclusionsDir, { recursive: true, force: true });
 });
 
 t.test('every input line ends in exactly one place, and the report adds up', { skip: !ready }, async (t) => {
@@ -102,6 +111,10 @@ t.test('every input line ends in exactly one place, and the report adds up', { s
   t.equal(g['nb-lines-input'], LOG.length, 'non-empty lines read');
   t.equal(accountedLines(r as never), LOG.length, 'events + denied + rejects = lines read');
   const count = (p: Place) => LOG.filter(([, place]) => place === p).length;
+  // every place is exercised (pkb-miss-ecs is informational, checked below)
+  for (const p of ['event', 'denied', ...REJECT_CATEGORIES] as Place[]) {
+    if (p !== 'pkb-miss-ecs') t.ok(count(p) > 0, `the log has a line for ${p}`);
+  }
   t.equal(g['nb-ecs'], count('event'));
   t.equal(g['nb-denied-ecs'], count('denied'));
   for (const c of REJECT_CATEGORIES) {

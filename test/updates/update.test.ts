@@ -52,18 +52,45 @@ t.test('9. two concurrent updates: one is refused with updateInProgress', async 
   t.equal((await put(app, 'platforms')).statusCode, 200, 'the next update may run');
 });
 
-t.test('10. origin unreachable: PUT answers 502 fetchFailed and touches nothing', async (t) => {
+t.test('10. origin unreachable: PUT answers 500 fetchFailed with the reason and touches nothing', async (t) => {
   const { app, up, server, dir, gitdir } = await platformsClone(t);
   await up.commit(demoPlatform('BOOK'), 'books');
   const before = await headOf(gitdir);
   const rules = await readFile(join(dir, 'demo', 'rules.yaml'), 'utf8');
   await server.close();
   const res = await put(app, 'platforms');
-  t.equal(res.statusCode, 502);
-  t.equal(res.json().message, 'fetchFailed');
+  t.equal(res.statusCode, 500);
+  t.match(res.json(), { statusCode: 500, error: 'Internal Server Error', message: 'fetchFailed', detail: String });
+  t.ok(res.json().detail.length > 0, `the reason: ${res.json().detail}`);
   t.equal(await headOf(gitdir), before);
   t.equal(await readFile(join(dir, 'demo', 'rules.yaml'), 'utf8'), rules);
   t.notOk(await git.resolveRef({ fs, gitdir, ref: 'refs/remotes/origin/master' }).then((oid) => oid !== before), 'origin ref unchanged');
+});
+
+t.test('new platform rules that cannot be loaded: PUT answers 500 updateFailed and the part stays as it was', async (t) => {
+  const { app, up, dir, gitdir } = await platformsClone(t);
+  const file = join(dir, 'demo', 'rules.yaml');
+  const before = { head: await headOf(gitdir), rules: await readFile(file, 'utf8'), version: app.platforms.version };
+  const platforms = (await app.inject({ url: '/info/platforms' })).body;
+  await up.commit({ 'demo/rules.yaml': 'format: 1\nrules: [ { when: \n' }, 'broken rules');
+
+  const res = await put(app, 'platforms');
+  t.equal(res.statusCode, 500);
+  t.match(res.json(), { statusCode: 500, error: 'Internal Server Error', message: 'updateFailed', detail: /^platforms not loaded: demo: / });
+  t.notOk(res.json().detail.includes(dir), 'the reason names the folder, not its path on the server');
+  t.equal(await headOf(gitdir), before.head, 'HEAD did not move');
+  t.equal(await readFile(file, 'utf8'), before.rules, 'the rules file is as it was');
+  t.equal(app.platforms.version, before.version, 'the loaded platforms are the same');
+  t.equal((await app.inject({ url: '/info/platforms' })).body, platforms, '/info/platforms unchanged');
+  const status = (await app.inject({ url: '/api/admin/platforms/status', headers: adminHeaders() })).json();
+  t.match(status, { 'local-changes': false, headOid: before.head, 'from-head': 'outdated' });
+  t.notOk(status.updating, 'the lock is released');
+
+  await app.listen({ host: '127.0.0.1', port: 0 });
+  const { port } = app.server.address() as AddressInfo;
+  const job = await fetch(`http://127.0.0.1:${port}/`, { method: 'POST', headers: { 'Log-Format-ezproxy': FORMAT, Accept: 'application/jsonstream' }, body: line(1) });
+  t.equal(job.status, 200);
+  t.match(JSON.parse((await job.text()).trim().split('\n')[0]), { platform: 'demo', rtype: 'ARTICLE', unitid: '1' }, 'a job still works on the old rules');
 });
 
 t.test('a diverged history is refused unless forced', async (t) => {

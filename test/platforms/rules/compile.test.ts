@@ -1,5 +1,5 @@
 import t from 'tap';
-import { compileRules } from '../../../src/platforms/rules/compile.js';
+import { compileRules, helpers } from '../../../src/platforms/rules/compile.js';
 import { RuleError } from '../../../src/platforms/rules/transforms.js';
 import { urlView } from '../../../src/platforms/url-view.js';
 import type { RulesFileSpec, HooksModule } from '../../../src/platforms/rules/types.js';
@@ -91,6 +91,61 @@ t.test('hooks: a rule hook adds fields or declines; a platform hook replaces the
   t.equal(m('http://x.org/p/10'), undefined, 'the hook declined: the rule does not match');
   const whole = compileRules(undefined, hooks);
   t.same(whole.match({ url: 'http://x.org/x' }, urlView('http://x.org/x')), { rtype: 'SEARCH' });
+});
+
+t.test('hook helpers: urlView, parseQuery, base64, issn, isbn, decode', async (t) => {
+  // a link resolver: the consulted URL travels (encoded twice) in `target`, a base64 JSON context
+  // in `ctx`, the book and page in the fragment
+  const hooks: HooksModule = {
+    parse: ({ view, helpers: h }) => {
+      if (view?.pathname !== '/go') return null;
+      const target = h.urlView(String(view.query.target ?? ''));
+      const fragment = h.parseQuery(view.hash);
+      const ctx = JSON.parse(h.base64(String(view.query.ctx ?? '')) || '{}') as Record<string, string>;
+      return {
+        title_id: target?.hostname,
+        print_identifier: h.issn(target?.pathname.split('/')[2] ?? ''),
+        unitid: [target?.query.doc ?? []].flat().join('+') || undefined,
+        online_identifier: h.isbn(String(fragment.isbn ?? '')),
+        first_page: String(fragment.page ?? '') || undefined,
+        db_id: ctx.id,
+        publication_title: h.decode(ctx.title ?? ''),
+      };
+    },
+  };
+  const { match } = compileRules(undefined, hooks);
+  const run = (url: string) => match({ url }, urlView(url));
+  const ctx = Buffer.from(JSON.stringify({ id: '42', title: 'Caf%C3%A9 cr%C3%A8me' })).toString('base64');
+  const target = encodeURIComponent(encodeURIComponent('https://pub.org/j/1234567x/a?doc=a1&doc=a2'));
+  t.same(run(`http://resolver.org/go?target=${target}&ctx=${ctx}#isbn=978-2-7381-1156-2&page=3`), {
+    title_id: 'pub.org',
+    print_identifier: '1234-567X',
+    unitid: 'a1+a2',
+    online_identifier: '9782738111562',
+    first_page: '3',
+    db_id: '42',
+    publication_title: 'Café crème',
+  }, 'each helper feeds one field');
+  const badCtx = Buffer.from(JSON.stringify({ title: 'Caf%E9%zz' })).toString('base64');
+  t.same(run(`http://resolver.org/go?target=${encodeURIComponent(encodeURIComponent('https://pub.org/j/123'))}&ctx=${badCtx}#isbn=12345`), {
+    title_id: 'pub.org',
+  }, 'a short ISSN or ISBN and an undecodable title give no field');
+  t.equal(run('http://resolver.org/home'), undefined, 'the hook declined');
+
+  // the same helpers, directly
+  t.same(helpers.parseQuery('?a=1&a=2&b=x%20y'), { a: ['1', '2'], b: 'x y' }, 'leading ? dropped, repeated keys, decoded');
+  t.same(helpers.parseQuery('c=%zz'), { c: '%zz' }, 'a malformed escape stays as it is');
+  t.equal(helpers.base64('aGVsbG8='), 'hello');
+  t.equal(helpers.base64('PDw_Pz4-'), '<<??>>', 'the URL-safe alphabet');
+  t.equal(helpers.issn('0028 0836'), '0028-0836');
+  t.equal(helpers.issn('0028-083'), undefined);
+  t.equal(helpers.isbn('2-7381-1156-x'), '273811156X');
+  t.equal(helpers.isbn('978-2-7381'), undefined);
+  t.equal(helpers.decode('a%2Fb'), 'a/b');
+  t.equal(helpers.decode('plain'), 'plain');
+  t.equal(helpers.decode('%E9'), undefined, 'not UTF-8');
+  t.equal(helpers.urlView('http://x.org/%zz'), undefined);
+  t.equal(helpers.urlView('https://X.org:8080/p?q=1#h')?.hostname, 'x.org');
 });
 
 t.test('errors say where', async (t) => {

@@ -18,6 +18,18 @@ export interface ServiceOptions {
   readonly env?: Record<string, string>;
   /** --cpu-prof into this folder (main thread and workers) */
   readonly profileDir?: string;
+  /** node flags of the service (default: those of the `start` script of package.json) */
+  readonly nodeFlags?: readonly string[];
+}
+
+/**
+ * The node flags the `start` script of package.json gives the service (V8 heap settings): the
+ * benchmark runs the service with them, so that it measures what production runs.
+ */
+export function startScriptFlags(root: string): string[] {
+  const pkg = JSON.parse(readFileSync(join(root, 'package.json'), 'utf8')) as { scripts?: Record<string, string> };
+  const start = (pkg.scripts?.start ?? '').split(/\s+/);
+  return start.slice(start.indexOf('node') + 1).filter((arg) => arg.startsWith('--'));
 }
 
 export interface Service {
@@ -31,7 +43,8 @@ export interface Service {
 export async function startService(opts: ServiceOptions): Promise<Service> {
   const entry = opts.source ? ['--import=tsx', join(opts.root, 'src/server.ts')] : [join(opts.root, 'dist/src/server.js')];
   const prof = opts.profileDir ? ['--cpu-prof', `--cpu-prof-dir=${opts.profileDir}`] : [];
-  const child = spawn(process.execPath, [...prof, ...entry], {
+  const flags = opts.nodeFlags ?? startScriptFlags(opts.root);
+  const child = spawn(process.execPath, [...flags, ...prof, ...entry], {
     cwd: opts.root,
     env: {
       ...process.env,

@@ -44,6 +44,11 @@ export interface Config {
     readonly batchTimeoutMs: number;
     /** heap limit of each worker (MB; 0 = V8's default): a worker past it dies and is replaced */
     readonly workerHeapMb: number;
+    /**
+     * young generation of each worker (MB; 0 = V8's default, up to 48 MB a worker): a small one
+     * is collected often and cheaply, since a batch's garbage is short-lived
+     */
+    readonly workerYoungMb: number;
   };
   readonly limits: {
     /** a pending line longer than this (bytes) fails the job with 4022 */
@@ -231,6 +236,7 @@ export function readConfig(env: NodeJS.ProcessEnv = process.env, overrides: Part
       // A batch of 256 KB takes well under a second; a minute is only reached by runaway patterns.
       batchTimeoutMs: int(env, 'BATCH_TIMEOUT_MS', 60_000),
       workerHeapMb: int(env, 'WORKER_HEAP_MB', 1024),
+      workerYoungMb: int(env, 'WORKER_YOUNG_MB', 4),
     },
     limits: {
       maxLineBytes: int(env, 'MAX_LINE_BYTES', 100_000),

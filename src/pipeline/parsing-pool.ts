@@ -18,6 +18,8 @@ export interface ParsingPoolOptions {
   readonly batchTimeoutMs?: number;
   /** heap limit of each worker (MB, 0 = V8's default) */
   readonly workerHeapMb?: number;
+  /** young generation of each worker (MB, 0 = V8's default) */
+  readonly workerYoungMb?: number;
   readonly onWorkerError?: (err: Error) => void;
 }
 
@@ -74,8 +76,13 @@ export class ParsingPool {
       // Not the parent's flags (`--import tsx` races in workers: see source-bootstrap.mjs), except
       // the profilers', so that `--cpu-prof` on the service profiles its workers too.
       execArgv: process.execArgv.filter((arg) => /^--(cpu|heap)-prof/.test(arg)),
-      // A runaway allocation kills its worker (ERR_WORKER_OUT_OF_MEMORY), not the service.
-      resourceLimits: opts.workerHeapMb ? { maxOldGenerationSizeMb: opts.workerHeapMb } : undefined,
+      // A runaway allocation kills its worker (ERR_WORKER_OUT_OF_MEMORY), not the service. A
+      // small young generation keeps each worker's garbage between collections small: a batch's
+      // objects die young, and V8's default lets them fill up to 48 MB a worker first.
+      resourceLimits: {
+        ...(opts.workerHeapMb ? { maxOldGenerationSizeMb: opts.workerHeapMb } : {}),
+        ...(opts.workerYoungMb ? { maxYoungGenerationSizeMb: opts.workerYoungMb } : {}),
+      },
     });
     // A worker that cannot start or dies fails the task it ran (the job says so); the pool
     // replaces it. Without a listener the event would end the process.

@@ -79,6 +79,7 @@ export default fp(async (app) => {
       resources: platforms.resources.data,
       batchTimeoutMs: app.config.pool.batchTimeoutMs,
       workerHeapMb: app.config.pool.workerHeapMb,
+      workerYoungMb: app.config.pool.workerYoungMb,
       onWorkerError: (err) => app.log.error({ err }, 'parsing worker error'),
     }),
     closePool: (pool) => pool.close(),

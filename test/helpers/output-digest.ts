@@ -76,7 +76,7 @@ export async function digestJob(
   headers: Record<string, string> = {},
 ): Promise<OutputDigest> {
   const service = await startApp(
-    { pool: { threads: settings.threads, batchBytes: settings.batchBytes, inFlightPerJob: settings.inFlight, flushAfterMs: 0, batchTimeoutMs: 60_000, workerHeapMb: 1024 } },
+    { pool: { threads: settings.threads, batchBytes: settings.batchBytes, inFlightPerJob: settings.inFlight, flushAfterMs: 0, batchTimeoutMs: 60_000, workerHeapMb: 1024, workerYoungMb: 4 } },
     { POOL_THREADS: String(settings.threads) },
   );
   try {

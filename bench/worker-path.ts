@@ -36,10 +36,11 @@ type Modules = [
   typeof import('../src/pipeline/output-fields.js'),
   typeof import('../src/resources/index.js'),
   typeof import('../src/config.js'),
+  typeof import('../src/pipeline/packed-events.js'),
 ];
-const paths = ['platforms/platform-set', 'pipeline/batch-processor', 'pipeline/job-options', 'pipeline/job-spec', 'pipeline/output-fields', 'resources/index', 'config'];
+const paths = ['platforms/platform-set', 'pipeline/batch-processor', 'pipeline/job-options', 'pipeline/job-spec', 'pipeline/output-fields', 'resources/index', 'config', 'pipeline/packed-events'];
 if (args.dist && !existsSync(join(PROJECT_ROOT, 'dist/src/server.js'))) throw new Error('dist/ is missing: npm run build');
-const [{ loadPlatformSet }, { createJobContext, processBatch }, { readJobOptions }, { jobSpec }, { computeColumns }, { loadResources, openResources }, { readConfig }] = (await Promise.all(
+const [{ loadPlatformSet }, { createJobContext, processBatch }, { readJobOptions }, { jobSpec }, { computeColumns }, { loadResources, openResources }, { readConfig }, { unpackEvents }] = (await Promise.all(
   paths.map((p) => import(args.dist ? pathToFileURL(join(PROJECT_ROOT, 'dist/src', `${p}.js`)).href : `../src/${p}.js`)),
 )) as Modules;
 
@@ -84,8 +85,8 @@ for (let round = 0; round < Number(args.repeat); round++) {
   const cpu0 = process.cpuUsage();
   for (const batch of batches()) {
     const r = processBatch(ctx, batch, seq++);
-    events += r.events.length;
-    for (const e of r.events) hash.update(e.text).update(e.denied ? '\n1' : '\n0');
+    events += r.events.count;
+    for (const e of unpackEvents(r.events)) hash.update(e.text).update(e.denied ? '\n1' : '\n0');
     total.lines += r.lines;
     for (const [k, n] of Object.entries(r.rejects)) total.rejects[k] = (total.rejects[k] ?? 0) + n;
     for (const [k, n] of Object.entries(r.unknownDomains)) total.unknownDomains[k] = (total.unknownDomains[k] ?? 0) + n;

@@ -3,10 +3,12 @@
  * the platforms and the per-event chain on batches of whole lines, and serialises the events.
  */
 import { workerData } from 'node:worker_threads';
+import { move, transferableSymbol, valueSymbol } from 'piscina';
 import { compilePlatformSet } from '../src/platforms/platform-set.js';
 import type { PlatformSource } from '../src/platforms/loader.js';
 import { createJobContext, processBatch, type JobContext, type SharedResources } from '../src/pipeline/batch-processor.js';
 import type { BatchResult, JobSpec } from '../src/pipeline/job-spec.js';
+import { transferables } from '../src/pipeline/packed-events.js';
 import { openResources, type ResourceData } from '../src/resources/index.js';
 
 export interface WorkerData {
@@ -46,5 +48,10 @@ function contextFor(spec: JobSpec): JobContext {
 }
 
 export default function parseBatch(task: BatchTask): BatchResult {
-  return processBatch(contextFor(task.spec), task.data, task.seq, task.wantJson);
+  const result = processBatch(contextFor(task.spec), task.data, task.seq, task.wantJson);
+  // The events' buffers are moved to the main thread, not copied.
+  return move({
+    get [transferableSymbol]() { return transferables(result.events); },
+    get [valueSymbol]() { return result; },
+  }) as unknown as BatchResult;
 }

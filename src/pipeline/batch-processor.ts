@@ -19,7 +19,8 @@ import { onCampusStage } from './stages/on-campus.js';
 import { externalStage } from './stages/external.js';
 import type { EventFlags, EventStage, RejectCategory } from './stages/types.js';
 import type { AccessEvent } from './event.js';
-import type { BatchResult, EventRecord, JobSpec } from './job-spec.js';
+import type { BatchResult, JobSpec } from './job-spec.js';
+import { EventPacker } from './packed-events.js';
 import type { PlatformSet } from '../platforms/platform-set.js';
 import type { WorkerResources } from '../resources/index.js';
 
@@ -139,7 +140,7 @@ export function lineToEvent(ctx: JobContext, line: string): AccessEvent | undefi
 }
 
 class BatchCollector {
-  readonly events: EventRecord[] = [];
+  readonly events = new EventPacker();
   readonly rejects: Partial<Record<RejectCategory, number>> = {};
   readonly rejectedLines: Partial<Record<RejectCategory, string[]>> = {};
   readonly unknownDomains: Record<string, number> = {};
@@ -226,7 +227,7 @@ export function processBatch(ctx: JobContext, data: Uint8Array, seq: number, wan
   return {
     seq,
     lines: out.lines,
-    events: out.events,
+    events: out.events.pack(),
     rejects: out.rejects,
     rejectedLines: out.rejectedLines,
     unknownDomains: out.unknownDomains,

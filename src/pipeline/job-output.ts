@@ -9,6 +9,7 @@ import type { Frame } from './writers/types.js';
 class FramedSink {
   private count = 0;
   private resolved: Frame | undefined;
+  private frameBytes: { readonly head: Buffer; readonly separator: Buffer; readonly terminator: Buffer } | undefined;
 
   /** The frame is asked for at the first write: a CSV header needs the columns, known once the format is. */
   constructor(private readonly makeFrame: () => Frame, private readonly sink: Writable) {}
@@ -25,13 +26,39 @@ class FramedSink {
     return this.writeAll([text]);
   }
 
-  /** Writes events in one write (one chunk on the socket rather than one per event). */
-  writeAll(texts: readonly string[]): boolean {
+  /**
+   * Writes events in one write (one chunk on the socket rather than one per event). Texts come
+   * as UTF-8 bytes from the workers: the chunk is then assembled as bytes, never as a string.
+   */
+  writeAll(texts: ReadonlyArray<string | Uint8Array>): boolean {
     if (texts.length === 0) return true;
     const { head, separator, terminator = '' } = this.frame;
-    let out = this.count === 0 ? head : separator;
-    out += texts[0] + terminator;
-    for (let i = 1; i < texts.length; i++) out += separator + texts[i] + terminator;
+    if (texts.every((t) => typeof t === 'string')) {
+      let out = this.count === 0 ? head : separator;
+      out += texts[0] + terminator;
+      for (let i = 1; i < texts.length; i++) out += separator + texts[i] + terminator;
+      this.count += texts.length;
+      return this.sink.write(out);
+    }
+    const b = (this.frameBytes ??= { head: Buffer.from(head), separator: Buffer.from(separator), terminator: Buffer.from(terminator) });
+    const first = this.count === 0 ? b.head : b.separator;
+    let size = first.length + (texts.length - 1) * b.separator.length + texts.length * b.terminator.length;
+    for (const t of texts) size += typeof t === 'string' ? Buffer.byteLength(t, 'utf8') : t.length;
+    const out = Buffer.allocUnsafe(size);
+    let at = 0;
+    for (let i = 0; i < texts.length; i++) {
+      const lead = i === 0 ? first : b.separator;
+      out.set(lead, at);
+      at += lead.length;
+      const t = texts[i];
+      if (typeof t === 'string') at += out.write(t, at, 'utf8');
+      else {
+        out.set(t, at);
+        at += t.length;
+      }
+      out.set(b.terminator, at);
+      at += b.terminator.length;
+    }
     this.count += texts.length;
     return this.sink.write(out);
   }
@@ -77,7 +104,7 @@ export interface JobOutput {
   /** writes an event; false means: wait for drained() before writing more */
   write(text: string): boolean;
   /** writes events in one chunk; false as for write() */
-  writeAll(texts: readonly string[]): boolean;
+  writeAll(texts: ReadonlyArray<string | Uint8Array>): boolean;
   drained(): Promise<void>;
   /** the job ended well */
   finish(): Promise<void>;
@@ -138,7 +165,7 @@ export class ResponseOutput implements JobOutput {
   }
 
   /** Writes events at once (in one chunk); false means: wait for drained() before writing more. */
-  writeAll(texts: readonly string[]): boolean {
+  writeAll(texts: ReadonlyArray<string | Uint8Array>): boolean {
     if (texts.length === 0) return true;
     this.head();
     return this.framed.writeAll(texts);
@@ -202,7 +229,7 @@ export class DeniedFile {
     return this.framed.write(text);
   }
 
-  writeAll(texts: readonly string[]): boolean {
+  writeAll(texts: ReadonlyArray<string | Uint8Array>): boolean {
     return this.framed.writeAll(texts);
   }
 
@@ -273,7 +300,7 @@ export class DeferredOutput implements JobOutput {
     return this.file.write(text);
   }
 
-  writeAll(texts: readonly string[]): boolean {
+  writeAll(texts: ReadonlyArray<string | Uint8Array>): boolean {
     return this.file.writeAll(texts);
   }
 

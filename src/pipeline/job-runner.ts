@@ -17,6 +17,7 @@ import type { ParsingPool } from './parsing-pool.js';
 import { BoundedCaller, CallTimeout } from './bounded-call.js';
 import { DeniedFile, type JobOutput } from './job-output.js';
 import { RejectFiles } from './reject-files.js';
+import { unpackEvents } from './packed-events.js';
 import { sequentialStages, type SequentialSink, type SequentialStage } from './sequential.js';
 import { createJobTraces, type JobTraces } from './job-traces.js';
 import { accountedLines, formatDuration, JobReport, localIso, rejectionRate, REJECT_COUNTERS, type ReportSection } from './job-report.js';
@@ -116,8 +117,8 @@ export class Job {
   private readonly rtypeCounts = new Map<string, { key: string; n: number }>();
   private readonly mimeCounts = new Map<string, { key: string; n: number }>();
   /** texts of the events emitted by the batch being handled, written when it is done */
-  private eventTexts: string[] = [];
-  private deniedTexts: string[] = [];
+  private eventTexts: Array<string | Uint8Array> = [];
+  private deniedTexts: Array<string | Uint8Array> = [];
   private wantFirstEvent = true;
   private readonly unknownDomains = new DomainTally();
   /** lines and events at the previous report write: the speeds shown while running are since then */
@@ -432,8 +433,8 @@ export class Job {
     }
     for (const [domain, n] of Object.entries(result.unknownDomains)) this.unknownDomains.add(domain, n);
     for (const e of result.errors) this.traces.error(`A line could not be processed (unknown-errors): ${e}`);
-    this.traces.debug(`Batch ${result.seq}: ${result.lines} lines, ${result.events.length} events, rejects ${JSON.stringify(result.rejects)}`);
-    for (const event of result.events) this.sequential.push(event, this.sink);
+    this.traces.debug(`Batch ${result.seq}: ${result.lines} lines, ${result.events.count} events, rejects ${JSON.stringify(result.rejects)}`);
+    for (const event of unpackEvents(result.events)) this.sequential.push(event, this.sink);
   }
 
   private emit(event: EventRecord): void {

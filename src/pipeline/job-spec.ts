@@ -4,6 +4,7 @@ import type { OutputKind } from './writers/types.js';
 import type { RejectCategory } from './stages/types.js';
 import type { StatusFilter } from './stages/validity.js';
 import type { DoubleClickOptions } from './double-clicks.js';
+import type { PackedEvents } from './packed-events.js';
 
 /**
  * What a parsing worker needs to know about a job: plain, structured-clonable data sent with
@@ -44,8 +45,8 @@ export interface JobSpec extends Pick<JobOptions, 'middlewares' | 'exclusions' |
 export interface EventRecord {
   /** Unix seconds */
   readonly ts: number;
-  /** the serialised event, without separators */
-  readonly text: string;
+  /** the serialised event, without separators: UTF-8 bytes once back on the main thread */
+  readonly text: string | Uint8Array;
   readonly denied: boolean;
   readonly platform?: string;
   readonly rtype?: string;
@@ -67,7 +68,8 @@ export interface BatchResult {
   readonly seq: number;
   /** non-empty lines read */
   readonly lines: number;
-  readonly events: EventRecord[];
+  /** transferred with the result, not cloned (see packed-events) */
+  readonly events: PackedEvents;
   /**
    * rejected lines by category (counted whether or not their lines are kept); `pkb-miss-ecs`
    * counts events that were kept all the same

@@ -8,7 +8,7 @@ const ev = (ts: number, text = String(ts)): EventRecord => ({ ts, text, denied: 
 function runStage(stage: SequentialStage, times: number[]): { out: string[]; rejected: string[] } {
   const out: string[] = [];
   const rejected: string[] = [];
-  const sink: SequentialSink = { emit: (e) => out.push(e.text), reject: (e) => rejected.push(e.text) };
+  const sink: SequentialSink = { emit: (e) => out.push(String(e.text)), reject: (e) => rejected.push(String(e.text)) };
   times.forEach((ts, i) => stage.push(ev(ts, `${i}@${ts}`), sink));
   stage.end(sink);
   return { out, rejected };

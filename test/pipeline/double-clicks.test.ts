@@ -38,7 +38,7 @@ function run(events: Array<Partial<EventRecord> & { ts: number }>): { out: strin
   const stage = new DoubleClickStage();
   const out: string[] = [];
   const dropped: string[] = [];
-  const sink: SequentialSink = { emit: (e) => out.push(e.text), reject: (e) => dropped.push(e.text) };
+  const sink: SequentialSink = { emit: (e) => out.push(String(e.text)), reject: (e) => dropped.push(String(e.text)) };
   events.forEach((e, i) => stage.push({ text: String(i), denied: false, ...e }, sink));
   stage.end(sink);
   return { out, dropped };

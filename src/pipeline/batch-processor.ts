@@ -37,15 +37,43 @@ export interface JobContext {
   readonly timer: (fields: Record<string, string | undefined>) => EventTime | undefined;
   readonly stages: readonly EventStage[];
   readonly serializer: EventSerializer;
-  readonly decode: (bytes: Uint8Array) => string;
+  /** calls `fn` with each line of a batch, decoded, `\r` kept */
+  readonly eachLine: (bytes: Uint8Array, fn: (line: string) => void) => void;
   readonly keepLines: ReadonlySet<RejectCategory>;
 }
 
-function decoderFor(charset: string): (bytes: Uint8Array) => string {
+/**
+ * Cuts and decodes a batch's lines. UTF-8 and Latin-1 lines are decoded one by one: one string
+ * of the whole batch (256 KB) would be a large object, which survives the batch in the old
+ * generation until a full collection, so each worker's heap would grow by dozens of them. A
+ * line is decoded as the whole batch would be (0x0A is never part of a multi-byte character).
+ * Other charsets may carry state from line to line: decoded whole.
+ */
+function lineSplitterFor(charset: string): JobContext['eachLine'] {
   const cs = charset.toLowerCase().replace(/[^a-z0-9]/g, '');
-  if (cs === 'utf8') return (b) => Buffer.from(b.buffer, b.byteOffset, b.byteLength).toString('utf8');
-  if (cs === 'latin1' || cs === 'iso88591' || cs === 'binary') return (b) => Buffer.from(b.buffer, b.byteOffset, b.byteLength).toString('latin1');
-  return (b) => iconv.decode(Buffer.from(b.buffer, b.byteOffset, b.byteLength), charset);
+  const perLine: BufferEncoding | undefined = cs === 'utf8' ? 'utf8' : cs === 'latin1' || cs === 'iso88591' || cs === 'binary' ? 'latin1' : undefined;
+  if (perLine) {
+    return (bytes, fn) => {
+      const buf = Buffer.from(bytes.buffer, bytes.byteOffset, bytes.byteLength);
+      let start = 0;
+      while (start < buf.length) {
+        let end = buf.indexOf(0x0a, start);
+        if (end < 0) end = buf.length;
+        fn(buf.toString(perLine, start, end));
+        start = end + 1;
+      }
+    };
+  }
+  return (bytes, fn) => {
+    const text = iconv.decode(Buffer.from(bytes.buffer, bytes.byteOffset, bytes.byteLength), charset);
+    let start = 0;
+    while (start < text.length) {
+      let end = text.indexOf('\n', start);
+      if (end < 0) end = text.length;
+      fn(text.slice(start, end));
+      start = end + 1;
+    }
+  };
 }
 
 /**
@@ -109,7 +137,7 @@ export function createJobContext(spec: JobSpec, shared: SharedResources): JobCon
     timer: makeEventTimer(spec.dateFormat, spec.defaultZone),
     stages: buildChain(spec, shared, format.fieldNames),
     serializer: createSerializer(spec.output.kind, spec.output.columns),
-    decode: decoderFor(spec.charset),
+    eachLine: lineSplitterFor(spec.charset),
     keepLines: new Set(spec.keepLines),
   };
 }
@@ -206,16 +234,10 @@ function withoutInternal(ec: AccessEvent): AccessEvent {
  * rejected line. An unexpected error on a line rejects that line only (unknown-errors).
  */
 export function processBatch(ctx: JobContext, data: Uint8Array, seq: number, wantJson = false): BatchResult {
-  const text = ctx.decode(data);
   const out = new BatchCollector(ctx.keepLines);
-  let start = 0;
-  while (start < text.length) {
-    let end = text.indexOf('\n', start);
-    if (end < 0) end = text.length;
-    let line = text.slice(start, end);
-    start = end + 1;
-    if (line.endsWith('\r')) line = line.slice(0, -1);
-    if (line === '') continue;
+  ctx.eachLine(data, (text) => {
+    const line = text.endsWith('\r') ? text.slice(0, -1) : text;
+    if (line === '') return;
     out.lines++;
     try {
       processLine(ctx, line, out, wantJson);
@@ -223,7 +245,7 @@ export function processBatch(ctx: JobContext, data: Uint8Array, seq: number, wan
       out.reject('unknown-errors', line);
       if (out.errors.length < 10) out.errors.push((err as Error)?.stack ?? String(err));
     }
-  }
+  });
   return {
     seq,
     lines: out.lines,

@@ -11,5 +11,5 @@ RUN npm run build
 ENV HOST=0.0.0.0 PORT=59599 VAR_DIR=/app/var REPOS_DIR=/app/repos
 EXPOSE 59599
 # The service exits with code 75 after updating itself: the restart policy starts it again.
-# --max-semi-space-size: as in the start script of package.json (README, "Memory and speed").
-CMD ["node", "--max-semi-space-size=2", "dist/src/server.js"]
+# The V8 heap settings of the start script of package.json (README, "Memory and speed").
+CMD ["node", "--max-semi-space-size=2", "--max-old-space-size=1024", "dist/src/server.js"]

@@ -1,5 +1,8 @@
+import { readFileSync } from 'node:fs';
+import { join } from 'node:path';
 import t from 'tap';
 import { readConfig } from '../src/config.js';
+import { PROJECT_ROOT } from '../src/paths.js';
 import { startApp, EZPROXY_DEFAULT } from './helpers/app.js';
 import { post } from './helpers/http.js';
 
@@ -10,6 +13,23 @@ t.test('MAX_UPLOAD_BYTES: no upload limit unless one is set', async (t) => {
   t.equal(readConfig({ MAX_UPLOAD_BYTES: '1048576' }).limits.maxUploadBytes, 1_048_576);
   t.throws(() => readConfig({ MAX_UPLOAD_BYTES: '-1' }), /MAX_UPLOAD_BYTES must be a non-negative number/);
   t.throws(() => readConfig({ MAX_UPLOAD_BYTES: '10MB' }), /MAX_UPLOAD_BYTES must be a non-negative number/);
+});
+
+t.test('memory settings of the workers: WORKER_HEAP_MB, WORKER_YOUNG_MB', async (t) => {
+  t.equal(readConfig({}).pool.workerHeapMb, 256);
+  t.equal(readConfig({}).pool.workerYoungMb, 4);
+  t.equal(readConfig({ WORKER_HEAP_MB: '512', WORKER_YOUNG_MB: '0' }).pool.workerHeapMb, 512);
+  t.equal(readConfig({ WORKER_YOUNG_MB: '0' }).pool.workerYoungMb, 0, '0: V8\'s default');
+  t.throws(() => readConfig({ WORKER_YOUNG_MB: 'big' }), /WORKER_YOUNG_MB must be a non-negative number/);
+});
+
+t.test('the Docker image runs node with the heap flags of the start script', async (t) => {
+  const pkg = JSON.parse(readFileSync(join(PROJECT_ROOT, 'package.json'), 'utf8')) as { scripts: Record<string, string> };
+  const startFlags = pkg.scripts.start.split(/\s+/).filter((a) => a.startsWith('--'));
+  t.ok(startFlags.some((f) => f.startsWith('--max-semi-space-size=')), 'the start script has them');
+  const cmd = /^CMD (\[.*\])$/m.exec(readFileSync(join(PROJECT_ROOT, 'Dockerfile'), 'utf8'));
+  t.ok(cmd, 'the Dockerfile has an exec-form CMD');
+  t.same((JSON.parse(cmd![1]) as string[]).filter((a) => a.startsWith('--')), startFlags);
 });
 
 t.test('by default a large upload is read to its end (no 4034, no body limit of the framework)', async (t) => {

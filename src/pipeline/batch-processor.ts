@@ -1,4 +1,4 @@
-import { createHash } from 'node:crypto';
+import * as crypto from 'node:crypto';
 import iconv from 'iconv-lite';
 import { compileFormat } from './formats/compile.js';
 import { parseLine } from './formats/line-parser.js';
@@ -39,6 +39,14 @@ export interface JobContext {
   readonly decode: (bytes: Uint8Array) => string;
   readonly keepLines: ReadonlySet<RejectCategory>;
 }
+
+/**
+ * SHA-1 of a line in hex. The one-shot crypto.hash (Node ≥ 20.12) costs about a third of
+ * createHash().update().digest(), which makes a Hash object per line.
+ */
+const sha1Hex: (text: string) => string = typeof crypto.hash === 'function'
+  ? (text) => crypto.hash('sha1', text, 'hex')
+  : (text) => crypto.createHash('sha1').update(text).digest('hex');
 
 function decoderFor(charset: string): (bytes: Uint8Array) => string {
   const cs = charset.toLowerCase().replace(/[^a-z0-9]/g, '');
@@ -132,7 +140,7 @@ export function lineToEvent(ctx: JobContext, line: string): AccessEvent | undefi
   ec.datetime = time.datetime;
   ec.timestamp = time.timestamp;
   ec.date = time.date;
-  ec.log_id = createHash('sha1').update(line).digest('hex');
+  ec.log_id = sha1Hex(line);
   const provenance = ctx.spec.provenance;
   for (const key in provenance) if (ec[key] === undefined) ec[key] = provenance[key];
   return ec;

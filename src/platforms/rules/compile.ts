@@ -37,7 +37,12 @@ class Scope {
   }
 
   get(name: string): TemplateValue {
-    for (let s: Scope | undefined = this; s; s = s.parent) if (s.own && name in s.own) return s.own[name];
+    for (let s: Scope | undefined = this; s; s = s.parent) {
+      const own = s.own;
+      if (own === undefined) continue;
+      const v = own[name];
+      if (v !== undefined || name in own) return v;
+    }
     switch (name) {
       case 'url': return this.view.url;
       case 'path': return this.view.pathname;
@@ -46,14 +51,15 @@ class Scope {
       case 'hash': return this.view.hash || undefined;
       case 'protocol': return this.view.protocol || undefined;
     }
-    const dot = name.indexOf('.');
-    if (dot > 0) {
-      const ns = name.slice(0, dot);
-      const key = name.slice(dot + 1);
-      if (ns === 'query') return this.view.query[key];
-      if (ns === 'queryi') return queryIgnoringCase(this.view, key.toLowerCase());
-      if (ns === 'ec') return eventValue(this.ec, key);
-      if (ns === 'result') return this.result[key];
+    const dotted = dottedName(name);
+    if (dotted !== undefined) {
+      const key = dotted.key;
+      switch (dotted.ns) {
+        case 'query': return this.view.query[key];
+        case 'queryi': return queryIgnoringCase(this.view, dotted.lowerKey);
+        case 'ec': return eventValue(this.ec, key);
+        case 'result': return this.result[key];
+      }
     }
     return undefined;
   }
@@ -62,6 +68,26 @@ class Scope {
   get read(): Resolver {
     return (this.resolver ??= (name) => this.get(name));
   }
+}
+
+interface DottedName { readonly ns: string; readonly key: string; readonly lowerKey: string }
+
+/**
+ * `query.id` → namespace and key, remembered: templates read the same few names on every event,
+ * and slicing them each time made two strings per read.
+ */
+const dottedNames = new Map<string, DottedName | null>();
+
+function dottedName(name: string): DottedName | undefined {
+  let d = dottedNames.get(name);
+  if (d === undefined) {
+    const dot = name.indexOf('.');
+    d = dot > 0 ? { ns: name.slice(0, dot), key: name.slice(dot + 1), lowerKey: name.slice(dot + 1).toLowerCase() } : null;
+    // names come from rule files (a bounded set), but hooks may read any: keep the cache bounded
+    if (dottedNames.size >= 10_000) dottedNames.clear();
+    dottedNames.set(name, d);
+  }
+  return d ?? undefined;
 }
 
 /** A query parameter whose name equals `lowerName` in any case (the first such key in the URL). */
@@ -92,14 +118,32 @@ function compilePattern(spec: PatternSpec, where: string): RegExp {
   }
 }
 
+/**
+ * The names of a pattern's named groups, in order (a superset at worst: a `(?<x>` inside a class
+ * or after an escaped parenthesis is listed too, and simply never found in a match). Captures
+ * are read by name: a for-in over the match's groups object costs several times more.
+ */
+function groupNames(re: RegExp): readonly string[] {
+  return [...new Set(Array.from(re.source.matchAll(/\(\?<([^>=!][^>]*)>/g), (m) => m[1]))];
+}
+
+/** Stores a match's named groups as variables. */
+function captureGroups(m: RegExpExecArray, names: readonly string[], scope: Scope): void {
+  const groups = m.groups;
+  if (groups === undefined) return;
+  for (let i = 0; i < names.length; i++) {
+    const v = groups[names[i]];
+    if (v !== undefined) scope.set(names[i], v);
+  }
+}
+
 /** Runs a regex and stores its named groups as variables. */
-function matchInto(re: RegExp, text: string | undefined, scope: Scope): boolean {
+function matchInto(re: RegExp, names: readonly string[], text: string | undefined, scope: Scope): boolean {
   if (text === undefined) return false;
+  if (names.length === 0) return re.test(text);
   const m = re.exec(text);
   if (!m) return false;
-  if (m.groups) {
-    for (const k in m.groups) { const v = m.groups[k]; if (v !== undefined) scope.set(k, v); }
-  }
+  captureGroups(m, names, scope);
   return true;
 }
 
@@ -151,9 +195,10 @@ function compileValueTest(
     };
   }
   const re = compilePattern(spec, where);
+  const names = groupNames(re);
   return (scope) => {
     const v = read(scope);
-    return matchInto(re, Array.isArray(v) ? v[0] : v, scope);
+    return matchInto(re, names, Array.isArray(v) ? v[0] : v, scope);
   };
 }
 
@@ -181,7 +226,8 @@ function compileConditions(spec: ConditionsSpec, where: string): Condition {
         continue;
       }
       const re = compilePattern(value as PatternSpec, at);
-      tests.push((scope) => matchInto(re, get(scope.view), scope));
+      const names = groupNames(re);
+      tests.push((scope) => matchInto(re, names, get(scope.view), scope));
     } else if (key === 'query' || key === 'queryi' || key === 'field' || key === 'var') {
       if (typeof value !== 'object' || value === null) throw new RuleError(`${at}: must be a mapping`);
       for (const [name, test] of Object.entries(value as Record<string, ValueTest>)) {
@@ -225,15 +271,22 @@ function compileConditions(spec: ConditionsSpec, where: string): Condition {
  */
 type PureTest = (view: UrlView, ec: EventFields) => RegExpExecArray | boolean | null;
 
+/** A pure test and the names of the groups its match may hold. */
+interface Pure { readonly test: PureTest; readonly names: readonly string[] }
+
 const PURE_KEYS = new Set(['url', 'path', 'host', 'search', 'hash', 'protocol', 'query', 'queryi', 'field']);
 
 /** A regex test of a value: `test` (no array made) when the pattern has no named group. */
-function pureRegexTest(re: RegExp, read: (view: UrlView, ec: EventFields) => string | undefined): PureTest {
-  if (!/\(\?<[^=!]/.test(re.source)) {
-    return (view, ec) => { const v = read(view, ec); return v !== undefined && re.test(v); };
+function pureRegexTest(re: RegExp, read: (view: UrlView, ec: EventFields) => string | undefined): Pure {
+  const names = groupNames(re);
+  if (names.length === 0) {
+    return { test: (view, ec) => { const v = read(view, ec); return v !== undefined && re.test(v); }, names };
   }
-  return (view, ec) => { const v = read(view, ec); return v === undefined ? false : re.exec(v); };
+  return { test: (view, ec) => { const v = read(view, ec); return v === undefined ? false : re.exec(v); }, names };
 }
+
+const NO_NAMES: readonly string[] = [];
+const pureOf = (test: PureTest): Pure => ({ test, names: NO_NAMES });
 
 const firstOf = (v: TemplateValue): string | undefined => (Array.isArray(v) ? v[0] : v);
 
@@ -242,14 +295,14 @@ const firstOf = (v: TemplateValue): string | undefined => (Array.isArray(v) ? v[
  * `var`, `any`, `all`, `not`): a rule tried then makes no scope unless all of them hold. Called
  * after compileConditions accepted the spec (errors are its business).
  */
-function pureConditions(spec: ConditionsSpec, where: string): PureTest[] | undefined {
+function pureConditions(spec: ConditionsSpec, where: string): Pure[] | undefined {
   if (!Object.keys(spec).every((k) => PURE_KEYS.has(k))) return undefined;
-  const tests: PureTest[] = [];
+  const tests: Pure[] = [];
   for (const [key, value] of Object.entries(spec)) {
     const at = `${where}.${key}`;
     if (key in VIEW_KEYS) {
       const get = VIEW_KEYS[key as keyof typeof VIEW_KEYS];
-      if (typeof value === 'boolean') tests.push(value ? (view) => get(view) !== '' : (view) => get(view) === '');
+      if (typeof value === 'boolean') tests.push(pureOf(value ? (view) => get(view) !== '' : (view) => get(view) === ''));
       else tests.push(pureRegexTest(compilePattern(value as PatternSpec, at), get));
       continue;
     }
@@ -259,11 +312,11 @@ function pureConditions(spec: ConditionsSpec, where: string): PureTest[] | undef
         key === 'query' ? (view) => view.query[name]
           : key === 'queryi' ? (view) => queryIgnoringCase(view, lower)
             : (_, ec) => eventValue(ec, name);
-      if (test === true) tests.push((view, ec) => { const v = read(view, ec); return v !== undefined && v !== ''; });
-      else if (test === false) tests.push((view, ec) => { const v = read(view, ec); return v === undefined || v === ''; });
+      if (test === true) tests.push(pureOf((view, ec) => { const v = read(view, ec); return v !== undefined && v !== ''; }));
+      else if (test === false) tests.push(pureOf((view, ec) => { const v = read(view, ec); return v === undefined || v === ''; }));
       else if (isComparison(test)) {
         const cmp = compileComparison(test, `${at}.${name}`);
-        tests.push((view, ec) => { const v = firstOf(read(view, ec)); return v !== undefined && cmp(v); });
+        tests.push(pureOf((view, ec) => { const v = firstOf(read(view, ec)); return v !== undefined && cmp(v); }));
       } else {
         tests.push(pureRegexTest(compilePattern(test, `${at}.${name}`), (view, ec) => firstOf(read(view, ec))));
       }
@@ -273,10 +326,8 @@ function pureConditions(spec: ConditionsSpec, where: string): PureTest[] | undef
 }
 
 /** Stores a successful pure test's captures as variables. */
-function capture(m: RegExpExecArray | true, scope: Scope): void {
-  if (m === true || !m.groups) return;
-  const groups = m.groups;
-  for (const k in groups) { const v = groups[k]; if (v !== undefined) scope.set(k, v); }
+function capture(m: RegExpExecArray | true, names: readonly string[], scope: Scope): void {
+  if (m !== true) captureGroups(m, names, scope);
 }
 
 /**
@@ -438,19 +489,19 @@ function compileRule(spec: RuleSpec, where: string, hooks: HooksModule): Compile
       return (parent, ctx) => apply(parent.child(), ctx);
     }
     if (pure.length === 1) {
-      const [t0] = pure;
+      const [{ test: t0, names: n0 }] = pure;
       return (parent, ctx) => {
         const view = parent.view;
         if (precheck !== undefined && !precheck(view)) return Outcome.None;
         const m0 = t0(view, parent.ec);
         if (!m0) return Outcome.None;
         const scope = parent.child();
-        capture(m0, scope);
+        capture(m0, n0, scope);
         return apply(scope, ctx);
       };
     }
     if (pure.length === 2) {
-      const [t0, t1] = pure;
+      const [{ test: t0, names: n0 }, { test: t1, names: n1 }] = pure;
       return (parent, ctx) => {
         const view = parent.view;
         if (precheck !== undefined && !precheck(view)) return Outcome.None;
@@ -459,8 +510,8 @@ function compileRule(spec: RuleSpec, where: string, hooks: HooksModule): Compile
         const m1 = t1(view, parent.ec);
         if (!m1) return Outcome.None;
         const scope = parent.child();
-        capture(m0, scope);
-        capture(m1, scope);
+        capture(m0, n0, scope);
+        capture(m1, n1, scope);
         return apply(scope, ctx);
       };
     }

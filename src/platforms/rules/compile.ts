@@ -124,13 +124,22 @@ function compilePattern(spec: PatternSpec, where: string): RegExp {
  * are read by name: a for-in over the match's groups object costs several times more.
  */
 function groupNames(re: RegExp): readonly string[] {
-  return [...new Set(Array.from(re.source.matchAll(/\(\?<([^>=!][^>]*)>/g), (m) => m[1]))];
+  const names = [...new Set(Array.from(re.source.matchAll(/\(\?<([^>=!][^>]*)>/g), (m) => m[1]))];
+  // a name written with escapes (`(?<\u0061>`) is another name in the match: read those by for-in
+  return names.some((n) => n.includes('\\')) ? ANY_NAMES : names;
 }
+
+/** Group names that must be read from the match itself. */
+const ANY_NAMES: readonly string[] = Object.freeze(['']);
 
 /** Stores a match's named groups as variables. */
 function captureGroups(m: RegExpExecArray, names: readonly string[], scope: Scope): void {
   const groups = m.groups;
   if (groups === undefined) return;
+  if (names === ANY_NAMES) {
+    for (const k in groups) { const v = groups[k]; if (v !== undefined) scope.set(k, v); }
+    return;
+  }
   for (let i = 0; i < names.length; i++) {
     const v = groups[names[i]];
     if (v !== undefined) scope.set(names[i], v);

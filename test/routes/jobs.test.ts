@@ -1,6 +1,6 @@
 import t from 'tap';
 import { readFileSync } from 'node:fs';
-import { createHmac } from 'node:crypto';
+import { createHash, createHmac } from 'node:crypto';
 import { startApp, EZPROXY_DEFAULT } from '../helpers/app.js';
 import { post, csvRows } from '../helpers/http.js';
 import { shared } from '../helpers/shared.js';
@@ -117,6 +117,30 @@ t.test('crypting: HMAC of host and login by default, salt and algorithm, 4004', 
   const a = await post(url, SD_LINE, { 'Log-Format-ezproxy': EZPROXY_DEFAULT, Accept: 'application/json' });
   const b = await post(url, SD_LINE, { 'Log-Format-ezproxy': EZPROXY_DEFAULT, Accept: 'application/json' });
   t.not(a.json<Array<Record<string, string>>>()[0].host, b.json<Array<Record<string, string>>>()[0].host, 'without a salt, hashes differ between jobs');
+});
+
+// A worker hashes log_id only once a line has become an event, unless a step reads it before
+// (crypting, a double-click field, an external middleware): both ways give the same events.
+t.test('log_id: the SHA-1 of the line, in its place, whether hashed early or late', async (t) => {
+  const line = SD_LINE.slice(0, -1);
+  const sha1 = createHash('sha1').update(line).digest('hex');
+  const base = { 'Log-Format-ezproxy': EZPROXY_DEFAULT, Accept: 'application/json', 'Crypting-Salt': 'pepper' };
+  const late = (await post(url, SD_LINE, base)).json<Array<Record<string, string>>>();
+  t.equal(late.length, 1);
+  t.equal(late[0].log_id, sha1, 'hashed late');
+  const keys = Object.keys(late[0]);
+
+  const crypted = (await post(url, SD_LINE, { ...base, 'Crypted-Fields': 'log_id' })).json<Array<Record<string, string>>>();
+  t.equal(crypted[0].log_id, createHmac('sha1', 'pepper').update(sha1).digest('hex'), 'crypted: the HMAC of the hash');
+  t.same(Object.keys(crypted[0]), keys, 'the same keys in the same order');
+
+  // Two lines a second apart that differ only by host: with log_id as the C field they are two
+  // consultations only if log_id is there when the double clicks are sorted out.
+  const twice = `${SD_LINE}${SD_LINE.replace('1.2.3.4', '5.6.7.8').replace(':14:18', ':14:19')}`;
+  const byLogId = (await post(url, twice, { ...base, 'Double-Click-C-Field': 'log_id', 'Double-Click-Strategy': 'C' })).json<Array<Record<string, string>>>();
+  t.equal(byLogId.length, 2, 'distinct log_ids: no double click');
+  t.equal(byLogId[0].log_id, sha1, 'hashed early, for the double-click step');
+  t.same(Object.keys(byLogId[0]), keys);
 });
 
 t.test('Response-Charset and Response-Encoding', async (t) => {

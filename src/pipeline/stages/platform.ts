@@ -41,7 +41,7 @@ export function platformStage(set: PlatformSet, opts: PlatformStageOptions): Eve
         ec.platform_name = platform.manifest.longname;
         const publisher = opts.forcePublisher ?? platform.manifest.publisher_name;
         if (publisher) ec.publisher_name = publisher;
-        for (const key of Object.keys(fields)) {
+        for (const key in fields) {
           if (key === '_granted') {
             flags.denied = fields[key] === 'false';
             continue;

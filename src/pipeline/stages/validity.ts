@@ -25,6 +25,8 @@ export function isStaticResource(url: string): boolean {
   const ext = pathExtension(url);
   if (ext === '') return false;
   if (STATIC_EXTENSIONS.has(ext)) return true;
+  // the path is only needed for these two (and splitting it off costs more than the rest)
+  if (ext !== 'min' && ext !== 'ico') return false;
   const path = url.split(/[?#]/, 1)[0].toLowerCase();
   return (ext === 'min' && path.endsWith('.js.min')) || (ext === 'ico' && path.endsWith('/favicon.ico'));
 }

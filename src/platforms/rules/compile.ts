@@ -37,7 +37,12 @@ class Scope {
   }
 
   get(name: string): TemplateValue {
-    for (let s: Scope | undefined = this; s; s = s.parent) if (s.own && name in s.own) return s.own[name];
+    for (let s: Scope | undefined = this; s; s = s.parent) {
+      const own = s.own;
+      if (own === undefined) continue;
+      const v = own[name];
+      if (v !== undefined || name in own) return v;
+    }
     switch (name) {
       case 'url': return this.view.url;
       case 'path': return this.view.pathname;
@@ -46,14 +51,15 @@ class Scope {
       case 'hash': return this.view.hash || undefined;
       case 'protocol': return this.view.protocol || undefined;
     }
-    const dot = name.indexOf('.');
-    if (dot > 0) {
-      const ns = name.slice(0, dot);
-      const key = name.slice(dot + 1);
-      if (ns === 'query') return this.view.query[key];
-      if (ns === 'queryi') return queryIgnoringCase(this.view, key.toLowerCase());
-      if (ns === 'ec') return eventValue(this.ec, key);
-      if (ns === 'result') return this.result[key];
+    const dotted = dottedName(name);
+    if (dotted !== undefined) {
+      const key = dotted.key;
+      switch (dotted.ns) {
+        case 'query': return this.view.query[key];
+        case 'queryi': return queryIgnoringCase(this.view, dotted.lowerKey);
+        case 'ec': return eventValue(this.ec, key);
+        case 'result': return this.result[key];
+      }
     }
     return undefined;
   }
@@ -62,6 +68,26 @@ class Scope {
   get read(): Resolver {
     return (this.resolver ??= (name) => this.get(name));
   }
+}
+
+interface DottedName { readonly ns: string; readonly key: string; readonly lowerKey: string }
+
+/**
+ * `query.id` → namespace and key, remembered: templates read the same few names on every event,
+ * and slicing them each time made two strings per read.
+ */
+const dottedNames = new Map<string, DottedName | null>();
+
+function dottedName(name: string): DottedName | undefined {
+  let d = dottedNames.get(name);
+  if (d === undefined) {
+    const dot = name.indexOf('.');
+    d = dot > 0 ? { ns: name.slice(0, dot), key: name.slice(dot + 1), lowerKey: name.slice(dot + 1).toLowerCase() } : null;
+    // names come from rule files (a bounded set), but hooks may read any: keep the cache bounded
+    if (dottedNames.size >= 10_000) dottedNames.clear();
+    dottedNames.set(name, d);
+  }
+  return d ?? undefined;
 }
 
 /** A query parameter whose name equals `lowerName` in any case (the first such key in the URL). */
@@ -92,14 +118,41 @@ function compilePattern(spec: PatternSpec, where: string): RegExp {
   }
 }
 
+/**
+ * The names of a pattern's named groups, in order (a superset at worst: a `(?<x>` inside a class
+ * or after an escaped parenthesis is listed too, and simply never found in a match). Captures
+ * are read by name: a for-in over the match's groups object costs several times more.
+ */
+function groupNames(re: RegExp): readonly string[] {
+  const names = [...new Set(Array.from(re.source.matchAll(/\(\?<([^>=!][^>]*)>/g), (m) => m[1]))];
+  // a name written with escapes (`(?<\u0061>`) is another name in the match: read those by for-in
+  return names.some((n) => n.includes('\\')) ? ANY_NAMES : names;
+}
+
+/** Group names that must be read from the match itself. */
+const ANY_NAMES: readonly string[] = Object.freeze(['']);
+
+/** Stores a match's named groups as variables. */
+function captureGroups(m: RegExpExecArray, names: readonly string[], scope: Scope): void {
+  const groups = m.groups;
+  if (groups === undefined) return;
+  if (names === ANY_NAMES) {
+    for (const k in groups) { const v = groups[k]; if (v !== undefined) scope.set(k, v); }
+    return;
+  }
+  for (let i = 0; i < names.length; i++) {
+    const v = groups[names[i]];
+    if (v !== undefined) scope.set(names[i], v);
+  }
+}
+
 /** Runs a regex and stores its named groups as variables. */
-function matchInto(re: RegExp, text: string | undefined, scope: Scope): boolean {
+function matchInto(re: RegExp, names: readonly string[], text: string | undefined, scope: Scope): boolean {
   if (text === undefined) return false;
+  if (names.length === 0) return re.test(text);
   const m = re.exec(text);
   if (!m) return false;
-  if (m.groups) {
-    for (const k in m.groups) { const v = m.groups[k]; if (v !== undefined) scope.set(k, v); }
-  }
+  captureGroups(m, names, scope);
   return true;
 }
 
@@ -151,9 +204,10 @@ function compileValueTest(
     };
   }
   const re = compilePattern(spec, where);
+  const names = groupNames(re);
   return (scope) => {
     const v = read(scope);
-    return matchInto(re, Array.isArray(v) ? v[0] : v, scope);
+    return matchInto(re, names, Array.isArray(v) ? v[0] : v, scope);
   };
 }
 
@@ -181,7 +235,8 @@ function compileConditions(spec: ConditionsSpec, where: string): Condition {
         continue;
       }
       const re = compilePattern(value as PatternSpec, at);
-      tests.push((scope) => matchInto(re, get(scope.view), scope));
+      const names = groupNames(re);
+      tests.push((scope) => matchInto(re, names, get(scope.view), scope));
     } else if (key === 'query' || key === 'queryi' || key === 'field' || key === 'var') {
       if (typeof value !== 'object' || value === null) throw new RuleError(`${at}: must be a mapping`);
       for (const [name, test] of Object.entries(value as Record<string, ValueTest>)) {
@@ -219,6 +274,72 @@ function compileConditions(spec: ConditionsSpec, where: string): Condition {
 }
 
 /**
+ * A condition that needs no scope: it reads the URL view or the event only. It gives false when it
+ * fails, true when it holds without capturing, or the regex match whose named groups become
+ * variables.
+ */
+type PureTest = (view: UrlView, ec: EventFields) => RegExpExecArray | boolean | null;
+
+/** A pure test and the names of the groups its match may hold. */
+interface Pure { readonly test: PureTest; readonly names: readonly string[] }
+
+const PURE_KEYS = new Set(['url', 'path', 'host', 'search', 'hash', 'protocol', 'query', 'queryi', 'field']);
+
+/** A regex test of a value: `test` (no array made) when the pattern has no named group. */
+function pureRegexTest(re: RegExp, read: (view: UrlView, ec: EventFields) => string | undefined): Pure {
+  const names = groupNames(re);
+  if (names.length === 0) {
+    return { test: (view, ec) => { const v = read(view, ec); return v !== undefined && re.test(v); }, names };
+  }
+  return { test: (view, ec) => { const v = read(view, ec); return v === undefined ? false : re.exec(v); }, names };
+}
+
+const NO_NAMES: readonly string[] = [];
+const pureOf = (test: PureTest): Pure => ({ test, names: NO_NAMES });
+
+const firstOf = (v: TemplateValue): string | undefined => (Array.isArray(v) ? v[0] : v);
+
+/**
+ * The conditions as scope-free tests, when they read only the view, the query and the event (no
+ * `var`, `any`, `all`, `not`): a rule tried then makes no scope unless all of them hold. Called
+ * after compileConditions accepted the spec (errors are its business).
+ */
+function pureConditions(spec: ConditionsSpec, where: string): Pure[] | undefined {
+  if (!Object.keys(spec).every((k) => PURE_KEYS.has(k))) return undefined;
+  const tests: Pure[] = [];
+  for (const [key, value] of Object.entries(spec)) {
+    const at = `${where}.${key}`;
+    if (key in VIEW_KEYS) {
+      const get = VIEW_KEYS[key as keyof typeof VIEW_KEYS];
+      if (typeof value === 'boolean') tests.push(pureOf(value ? (view) => get(view) !== '' : (view) => get(view) === ''));
+      else tests.push(pureRegexTest(compilePattern(value as PatternSpec, at), get));
+      continue;
+    }
+    for (const [name, test] of Object.entries(value as Record<string, ValueTest>)) {
+      const lower = name.toLowerCase();
+      const read: (view: UrlView, ec: EventFields) => TemplateValue =
+        key === 'query' ? (view) => view.query[name]
+          : key === 'queryi' ? (view) => queryIgnoringCase(view, lower)
+            : (_, ec) => eventValue(ec, name);
+      if (test === true) tests.push(pureOf((view, ec) => { const v = read(view, ec); return v !== undefined && v !== ''; }));
+      else if (test === false) tests.push(pureOf((view, ec) => { const v = read(view, ec); return v === undefined || v === ''; }));
+      else if (isComparison(test)) {
+        const cmp = compileComparison(test, `${at}.${name}`);
+        tests.push(pureOf((view, ec) => { const v = firstOf(read(view, ec)); return v !== undefined && cmp(v); }));
+      } else {
+        tests.push(pureRegexTest(compilePattern(test, `${at}.${name}`), (view, ec) => firstOf(read(view, ec))));
+      }
+    }
+  }
+  return tests;
+}
+
+/** Stores a successful pure test's captures as variables. */
+function capture(m: RegExpExecArray | true, names: readonly string[], scope: Scope): void {
+  if (m !== true) captureGroups(m, names, scope);
+}
+
+/**
  * Quick tests of a rule's own view conditions (`path: '^/doi/…'` needs a path starting with
  * `/doi/`): most rules tried fail on them, and fail here without a regex run or a scope.
  */
@@ -230,11 +351,26 @@ function literalPrechecks(spec: ConditionsSpec): Array<(view: UrlView) => boolea
     const flags = typeof value === 'string' ? '' : value?.flags ?? '';
     const literal = typeof source === 'string' ? requiredLiteral(source, flags) : undefined;
     if (!literal) continue;
-    const get = VIEW_KEYS[key as keyof typeof VIEW_KEYS];
-    const test = literalPrecheck(literal);
-    checks.push((view) => test(get(view)));
+    checks.push(viewPrecheck(key, literal.text, literal.anchored));
   }
   return checks;
+}
+
+/** One closure per pre-check (the common path and url cases read their field directly). */
+function viewPrecheck(key: string, text: string, anchored: boolean): (view: UrlView) => boolean {
+  if (key === 'path') return anchored ? (view) => view.pathname.startsWith(text) : (view) => view.pathname.includes(text);
+  if (key === 'url') return anchored ? (view) => view.url.startsWith(text) : (view) => view.url.includes(text);
+  const get = VIEW_KEYS[key as keyof typeof VIEW_KEYS];
+  const test = literalPrecheck({ text, anchored });
+  return (view) => test(get(view));
+}
+
+/** All pre-checks as one function, or undefined when there are none. */
+function allOf(checks: Array<(view: UrlView) => boolean>): ((view: UrlView) => boolean) | undefined {
+  if (checks.length === 0) return undefined;
+  if (checks.length === 1) return checks[0];
+  if (checks.length === 2) { const [a, b] = checks; return (view) => a(view) && b(view); }
+  return (view) => checks.every((c) => c(view));
 }
 
 type ValueFn = (scope: Scope, ctx: TransformContext) => string | undefined;
@@ -313,8 +449,9 @@ function compileRule(spec: RuleSpec, where: string, hooks: HooksModule): Compile
   if (!['set', 'let', 'unset', 'hook', 'rules', 'ignore', 'continue'].some((k) => k in spec)) {
     throw new RuleError(`${label}: the rule does nothing (it needs set, rules, hook or ignore)`);
   }
-  const when = spec.when ? compileConditions(spec.when, `${label}.when`) : () => true;
-  const prechecks = spec.when && process.env.NO_PRECHECK === undefined ? literalPrechecks(spec.when) : [];
+  const when = spec.when ? compileConditions(spec.when, `${label}.when`) : undefined;
+  const precheck = spec.when && process.env.NO_PRECHECK === undefined ? allOf(literalPrechecks(spec.when)) : undefined;
+  const pure = spec.when ? pureConditions(spec.when, `${label}.when`) : [];
   const lets = Object.entries(spec.let ?? {}).map(([k, v]) => [k, wrapTemplate(String(v), `${label}.let.${k}`)] as const);
   const sets = Object.entries(spec.set ?? {}).map(([k, v]) => [k, compileSetValue(v, `${label}.set.${k}`)] as const);
   const unset = spec.unset ?? [];
@@ -328,24 +465,71 @@ function compileRule(spec: RuleSpec, where: string, hooks: HooksModule): Compile
   const children = spec.rules ? compileRuleList(spec.rules, `${label}.rules`, hooks) : undefined;
   const ignore = spec.ignore === true;
   const cont = spec.continue === true;
+  const setKeys = sets.map(([k]) => k);
+  const setValues = sets.map(([, v]) => v);
 
-  return (parent, ctx) => {
-    for (const precheck of prechecks) if (!precheck(parent.view)) return Outcome.None;
-    const scope = parent.child();
-    if (!when(scope)) return Outcome.None;
+  /** What a rule does once its conditions hold. */
+  const apply = (scope: Scope, ctx: TransformContext): Outcome => {
     if (ignore) return Outcome.Ignored;
     for (const [k, t] of lets) scope.set(k, t(scope.read, ctx));
     if (hook) {
       const fields = hook({ view: scope.view, ec: scope.ec, vars: scope.read, result: scope.result, helpers, tables: ctx.tables });
       if (fields === null) return Outcome.None;
-      for (const [k, v] of sets) { const s = v(scope, ctx); if (s !== undefined) scope.result[k] = s; }
+      setAll(scope, ctx);
       if (fields) mergeHookFields(scope.result, fields);
     } else {
-      for (const [k, v] of sets) { const s = v(scope, ctx); if (s !== undefined) scope.result[k] = s; }
+      setAll(scope, ctx);
     }
     for (const k of unset) delete scope.result[k];
     if (children && children(scope, ctx) === Outcome.Ignored) return Outcome.Ignored;
     return cont ? Outcome.None : Outcome.Matched;
+  };
+  const setAll = (scope: Scope, ctx: TransformContext): void => {
+    for (let i = 0; i < setKeys.length; i++) {
+      const v = setValues[i](scope, ctx);
+      if (v !== undefined) scope.result[setKeys[i]] = v;
+    }
+  };
+
+  // Most rules tried fail on their conditions: those reading only the view, the query and the
+  // event are tested before any scope is made, by a closure made for their number.
+  if (pure) {
+    if (pure.length === 0) {
+      return (parent, ctx) => apply(parent.child(), ctx);
+    }
+    if (pure.length === 1) {
+      const [{ test: t0, names: n0 }] = pure;
+      return (parent, ctx) => {
+        const view = parent.view;
+        if (precheck !== undefined && !precheck(view)) return Outcome.None;
+        const m0 = t0(view, parent.ec);
+        if (!m0) return Outcome.None;
+        const scope = parent.child();
+        capture(m0, n0, scope);
+        return apply(scope, ctx);
+      };
+    }
+    if (pure.length === 2) {
+      const [{ test: t0, names: n0 }, { test: t1, names: n1 }] = pure;
+      return (parent, ctx) => {
+        const view = parent.view;
+        if (precheck !== undefined && !precheck(view)) return Outcome.None;
+        const m0 = t0(view, parent.ec);
+        if (!m0) return Outcome.None;
+        const m1 = t1(view, parent.ec);
+        if (!m1) return Outcome.None;
+        const scope = parent.child();
+        capture(m0, n0, scope);
+        capture(m1, n1, scope);
+        return apply(scope, ctx);
+      };
+    }
+  }
+  return (parent, ctx) => {
+    if (precheck !== undefined && !precheck(parent.view)) return Outcome.None;
+    const scope = parent.child();
+    if (when !== undefined && !when(scope)) return Outcome.None;
+    return apply(scope, ctx);
   };
 }
 
@@ -412,7 +596,8 @@ export function compileRules(file: RulesFileSpec | undefined, hooks: HooksModule
       const result: Fields = {};
       const outcome = list(new Scope(view, ec, result), ctx);
       if (outcome === Outcome.Ignored) return undefined;
-      return Object.keys(result).length ? result : undefined;
+      for (const _ in result) return result;
+      return undefined;
     },
   };
 }

@@ -95,6 +95,15 @@ export function compileTemplate(text: string): CompiledTemplate {
   if (parts.length === 1) {
     const only = parts[0];
     if (typeof only === 'string') return () => only;
+    if (only.transforms.length === 0) {
+      // `{doi}`: the most common template, read without the transform loop
+      const variable = only.variable;
+      return (resolve) => {
+        let value = resolve(variable);
+        if (Array.isArray(value)) value = value[0];
+        return value === undefined || value === '' ? undefined : value;
+      };
+    }
     return (resolve, ctx) => evalPlaceholder(only, resolve, ctx);
   }
   return (resolve, ctx) => {

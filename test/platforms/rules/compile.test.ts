@@ -188,3 +188,18 @@ t.test('queryi: query parameters named in any case, in conditions and templates'
   const exact = matcher({ rules: [{ when: { query: { bookid: true } }, set: { x: '1' } }] });
   t.equal(exact('http://x.org/?bookID=1'), undefined, 'query stays case-sensitive');
 });
+
+t.test('captures of rules tested before a scope exists: from several conditions, escaped group names', async (t) => {
+  const m = matcher({
+    rules: [
+      { when: { path: '^/a/(?<\\u0069d>[0-9]+)$' }, set: { unitid: '{id}' } },
+      { when: { path: '^/b/(?<id>[0-9]+)$', query: { v: '^(?<view>pdf|html)$' } }, set: { unitid: '{id}', mime: '{view|upper}' } },
+      { when: { path: '^/c/(?<id>[0-9]+)$', query: { v: '^(?<view>pdf)$' }, field: { status: { eq: 200 } } }, set: { unitid: '{id}.{view}' } },
+    ],
+  });
+  t.same(m('http://x.org/a/12'), { unitid: '12' });
+  t.same(m('http://x.org/b/12?v=pdf'), { unitid: '12', mime: 'PDF' });
+  t.equal(m('http://x.org/b/12?v=epub'), undefined);
+  t.same(m('http://x.org/c/7?v=pdf', { status: '200' }), { unitid: '7.pdf' });
+  t.equal(m('http://x.org/c/7?v=pdf', { status: '404' }), undefined);
+});

@@ -90,6 +90,14 @@ export class ParsingPool {
       opts.onWorkerError?.(err as Error);
     });
     this.piscina.on('workerCreate', () => {
+      // Piscina replaces a worker that errs or exits while it is not destroying, also after
+      // destroy() has returned (a worker terminated earlier, untracked because it never got
+      // ready, failing late): once closed, any worker that gets ready is destroyed at once, so
+      // none outlives close() and keeps the process alive.
+      if (this.closed) {
+        void this.piscina.destroy();
+        return;
+      }
       for (const worker of this.piscina.threads) {
         if (this.exits.has(worker)) continue;
         // Not events.once(): it would reject on the worker's 'error', which comes before its exit.

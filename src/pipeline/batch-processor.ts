@@ -21,6 +21,7 @@ import type { EventFlags, EventStage, RejectCategory } from './stages/types.js';
 import type { AccessEvent } from './event.js';
 import type { BatchResult, JobSpec } from './job-spec.js';
 import { EventPacker } from './packed-events.js';
+import { isBuiltinMiddleware } from './middlewares.js';
 import type { PlatformSet } from '../platforms/platform-set.js';
 import type { WorkerResources } from '../resources/index.js';
 
@@ -149,14 +150,11 @@ export function createJobContext(spec: JobSpec, shared: SharedResources): JobCon
     serializer: createSerializer(spec.output.kind, spec.output.columns),
     eachLine: lineSplitterFor(spec.charset),
     keepLines: new Set(spec.keepLines),
-    lateLogId: spec.middlewares.every((name) => BUILT_IN_STAGES.has(name))
+    lateLogId: spec.middlewares.every(isBuiltinMiddleware)
       && !spec.crypt?.fields.includes('log_id')
       && !(spec.doubleClick && Object.values(spec.doubleClick.fields).includes('log_id')),
   };
 }
-
-/** Middleware names buildChain runs itself; any other is an external middleware. */
-const BUILT_IN_STAGES: ReadonlySet<string> = new Set(['filter', 'parser', 'deduplicator', 'enhancer', 'geolocalizer', 'on-campus-counter', 'qualifier', 'anonymizer']);
 
 /**
  * Turns one line into an event with the fields every event has (url and domain normalised,

@@ -5,11 +5,16 @@ import type { Writable } from 'node:stream';
 import { createEncoder, contentTypeWithCharset, type ResponseEncoding } from './writers/encoding.js';
 import type { Frame } from './writers/types.js';
 
+/** A frame's pieces as UTF-8 bytes. */
+function frameBytes({ head, separator, terminator = '' }: Frame) {
+  return { head: Buffer.from(head), separator: Buffer.from(separator), terminator: Buffer.from(terminator) };
+}
+
 /** Writes framed event texts (head before the first, separators between, tail at the end). */
 class FramedSink {
   private count = 0;
   private resolved: Frame | undefined;
-  private frameBytes: { readonly head: Buffer; readonly separator: Buffer; readonly terminator: Buffer } | undefined;
+  private frameBytes: ReturnType<typeof frameBytes> | undefined;
 
   /** The frame is asked for at the first write: a CSV header needs the columns, known once the format is. */
   constructor(private readonly makeFrame: () => Frame, private readonly sink: Writable) {}
@@ -28,19 +33,12 @@ class FramedSink {
 
   /**
    * Writes events in one write (one chunk on the socket rather than one per event). Texts come
-   * as UTF-8 bytes from the workers: the chunk is then assembled as bytes, never as a string.
+   * as UTF-8 bytes from the workers: the chunk is assembled as bytes, never as a string (a
+   * string, as write() gives, is encoded into it).
    */
   writeAll(texts: ReadonlyArray<string | Uint8Array>): boolean {
     if (texts.length === 0) return true;
-    const { head, separator, terminator = '' } = this.frame;
-    if (texts.every((t) => typeof t === 'string')) {
-      let out = this.count === 0 ? head : separator;
-      out += texts[0] + terminator;
-      for (let i = 1; i < texts.length; i++) out += separator + texts[i] + terminator;
-      this.count += texts.length;
-      return this.sink.write(out);
-    }
-    const b = (this.frameBytes ??= { head: Buffer.from(head), separator: Buffer.from(separator), terminator: Buffer.from(terminator) });
+    const b = (this.frameBytes ??= frameBytes(this.frame));
     const first = this.count === 0 ? b.head : b.separator;
     let size = first.length + (texts.length - 1) * b.separator.length + texts.length * b.terminator.length;
     for (const t of texts) size += typeof t === 'string' ? Buffer.byteLength(t, 'utf8') : t.length;

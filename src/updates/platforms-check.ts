@@ -13,6 +13,6 @@ export async function checkUpdatedPlatforms(dir: string, cacheDir: string, befor
   const broken = problems.filter((p) => !known.has(p.folder));
   if (broken.length === 0) return;
   // Folder names only: the answer must not tell where the service's files are.
-  const reasons = broken.map((p) => `${basename(p.folder)}: ${p.message.split(`${p.folder}: `).join('').split(p.folder).join(basename(p.folder))}`);
+  const reasons = broken.map((p) => `${basename(p.folder)}: ${p.message.replaceAll(`${p.folder}: `, '').replaceAll(p.folder, basename(p.folder))}`);
   throw new UpdateError(500, 'updateFailed', `platforms not loaded: ${reasons.join('; ')}`);
 }

@@ -252,6 +252,7 @@ export class Job {
         this.traces.info(`Reading ${input.name === undefined ? 'the request body' : `file ${part}: ${input.name}`}`);
         const batches = lineBatches(this.batchBytes(this.countBytes(input.bytes)), {
           batchBytes: this.deps.config.pool.batchBytes,
+          firstBatchBytes: this.deps.config.pool.firstBatchBytes,
           maxLineBytes: this.deps.config.limits.maxLineBytes,
           flushAfterMs: this.deps.config.pool.flushAfterMs,
           signal: this.signal,

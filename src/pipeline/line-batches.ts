@@ -3,6 +3,11 @@ import { StatusError } from '../status-codes.js';
 export interface BatchOptions {
   /** target size of a batch in bytes (a batch ends at the last newline past this size) */
   readonly batchBytes: number;
+  /**
+   * target size of the first batch, when smaller (0 or absent: batchBytes): the first events come
+   * back once a few lines are in, not a whole batch
+   */
+  readonly firstBatchBytes?: number;
   /** a line (bytes since the last newline) longer than this fails with 4022 */
   readonly maxLineBytes: number;
   /**
@@ -51,6 +56,7 @@ export async function* lineBatches(source: AsyncIterable<Uint8Array>, opts: Batc
   /** bytes since the last newline seen, across pieces */
   let pendingLine = 0;
   let first = true;
+  let target = opts.firstBatchBytes && opts.firstBatchBytes < opts.batchBytes ? opts.firstBatchBytes : opts.batchBytes;
 
   const take = (end: number): Uint8Array => {
     // Copies the first `end` bytes of the accumulated pieces into a batch that owns its buffer.
@@ -66,6 +72,7 @@ export async function* lineBatches(source: AsyncIterable<Uint8Array>, opts: Batc
     }
     pieces = rest;
     size -= end;
+    target = opts.batchBytes;
     return batch;
   };
 
@@ -96,7 +103,7 @@ export async function* lineBatches(source: AsyncIterable<Uint8Array>, opts: Batc
       }
       pieces.push(chunk);
       size += chunk.length;
-      if (size >= opts.batchBytes && size > pendingLine) yield take(size - pendingLine);
+      if (size >= target && size > pendingLine) yield take(size - pendingLine);
     }
     if (size > 0) yield take(size);
   } finally {

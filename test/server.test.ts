@@ -11,11 +11,12 @@ import { JobStore } from '../src/db/jobs.js';
 import { PROJECT_ROOT } from '../src/paths.js';
 import { readFile } from 'node:fs/promises';
 import { ADMIN, basic } from './helpers/accounts.js';
+import { SHARED_GEOIP_CACHE } from './helpers/geoip-cache.js';
 
 /** Starts `src/server.ts` in its own process; resolves with its URL once it listens. */
 async function startServer(varDir: string, env: Record<string, string> = {}): Promise<{ child: ChildProcess; url: string; output: () => string }> {
   const child = spawn(process.execPath, ['--import=tsx', join(PROJECT_ROOT, 'src', 'server.ts')], {
-    env: { ...process.env, PORT: '0', HOST: '127.0.0.1', VAR_DIR: varDir, POOL_THREADS: '1', LOG_LEVEL: 'info', ...env },
+    env: { ...process.env, PORT: '0', HOST: '127.0.0.1', VAR_DIR: varDir, GEOIP_CACHE_DIR: SHARED_GEOIP_CACHE, POOL_THREADS: '1', LOG_LEVEL: 'info', ...env },
     stdio: ['ignore', 'pipe', 'pipe'],
   });
   let out = '';

@@ -2,6 +2,8 @@ import { open } from 'node:fs/promises';
 import { createRequire } from 'node:module';
 import ipaddr from 'ipaddr.js';
 import { Reader, type Response } from 'mmdb-lib';
+import { slimCopy } from './geoip-cache.js';
+import { placeValues, type MmdbRecord } from './geoip-slim.js';
 
 /**
  * Geolocation from a MaxMind-format database (.mmdb). The file is read once on the main thread
@@ -12,6 +14,9 @@ import { Reader, type Response } from 'mmdb-lib';
 export interface GeoipData {
   readonly file?: string;
   readonly buffer?: SharedArrayBuffer;
+  /** the slim copy in memory, or why the whole file is (it could not be made) */
+  readonly slimFile?: string;
+  readonly slimError?: string;
 }
 
 /**
@@ -26,13 +31,29 @@ export function defaultGeoipFile(kind: 'city' | 'country' = 'city'): string | un
   }
 }
 
-export async function loadGeoip(file: string | undefined): Promise<GeoipData> {
+export async function loadGeoip(file: string | undefined, cacheDir?: string): Promise<GeoipData> {
   if (!file) return {};
+  let slimFile: string | undefined;
+  let slimError: string | undefined;
+  if (cacheDir) {
+    try {
+      slimFile = await slimCopy(file, cacheDir);
+    } catch (err) {
+      slimError = (err as Error).message;
+    }
+  }
+  const buffer = await readShared(slimFile ?? file);
+  // fail now, on the main thread, rather than in every worker
+  new Reader(Buffer.from(buffer));
+  return { file, buffer, slimFile, slimError };
+}
+
+/** A file's bytes, read straight into shared memory (no intermediate copy). */
+async function readShared(file: string): Promise<SharedArrayBuffer> {
   const handle = await open(file, 'r');
   try {
     const { size } = await handle.stat();
     const buffer = new SharedArrayBuffer(size);
-    // read straight into the shared memory: no intermediate copy
     const view = new Uint8Array(buffer);
     let offset = 0;
     while (offset < size) {
@@ -40,9 +61,7 @@ export async function loadGeoip(file: string | undefined): Promise<GeoipData> {
       if (bytesRead === 0) throw new Error(`${file}: short read`);
       offset += bytesRead;
     }
-    // fail now, on the main thread, rather than in every worker
-    new Reader(Buffer.from(buffer));
-    return { file, buffer };
+    return buffer;
   } finally {
     await handle.close();
   }
@@ -50,19 +69,6 @@ export async function loadGeoip(file: string | undefined): Promise<GeoipData> {
 
 export const GEOIP_FIELD_NAMES = ['geoip-host', 'geoip-country', 'geoip-region', 'geoip-city', 'geoip-latitude', 'geoip-longitude', 'geoip-coordinates'] as const;
 export type GeoFields = Partial<Record<(typeof GEOIP_FIELD_NAMES)[number], string>>;
-
-/** The record shapes of MaxMind's GeoIP2/GeoLite2 files and of the ip-location-db files. */
-interface MmdbRecord {
-  country?: { iso_code?: string };
-  registered_country?: { iso_code?: string };
-  subdivisions?: Array<{ iso_code?: string; names?: Record<string, string> }>;
-  city?: { names?: Record<string, string> };
-  location?: { latitude?: number; longitude?: number };
-  country_code?: string;
-  state1?: string;
-  latitude?: number | string;
-  longitude?: number | string;
-}
 
 /**
  * The address to locate in a host field: the first public address of a proxy chain (the client
@@ -116,19 +122,15 @@ export class GeoLocator {
     // both record shapes are read, so the typed responses of mmdb-lib do not fit
     const r = this.reader.get(address) as unknown as MmdbRecord | null;
     if (!r) return undefined;
-    const lat = r.location?.latitude ?? r.latitude;
-    const lon = r.location?.longitude ?? r.longitude;
+    const place = placeValues(r);
     const fields: GeoFields = { 'geoip-host': address };
-    const country = r.country?.iso_code ?? r.country_code ?? r.registered_country?.iso_code;
-    if (country) fields['geoip-country'] = country;
-    const region = r.subdivisions?.[0]?.iso_code ?? r.state1;
-    if (region) fields['geoip-region'] = region;
-    const city = r.city?.names?.en ?? (typeof r.city === 'string' ? (r.city as string) : undefined);
-    if (city) fields['geoip-city'] = city;
-    if (lat !== undefined && lon !== undefined && lat !== '' && lon !== '') {
-      fields['geoip-latitude'] = String(lat);
-      fields['geoip-longitude'] = String(lon);
-      fields['geoip-coordinates'] = `[${lat},${lon}]`;
+    if (place.country) fields['geoip-country'] = place.country;
+    if (place.region) fields['geoip-region'] = place.region;
+    if (place.city) fields['geoip-city'] = place.city;
+    if (place.latitude !== undefined && place.longitude !== undefined) {
+      fields['geoip-latitude'] = String(place.latitude);
+      fields['geoip-longitude'] = String(place.longitude);
+      fields['geoip-coordinates'] = `[${place.latitude},${place.longitude}]`;
     }
     return fields;
   }

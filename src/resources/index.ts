@@ -33,7 +33,10 @@ export async function loadResources(config: Config): Promise<LoadedResources> {
   const [exclusions, pkb, geoip, middlewares] = await Promise.all([
     loadExclusions(config.exclusionsDirs),
     buildPkb(config.platformsDir, config.pkbDirs, cacheDir),
-    loadGeoip(config.geoipDb).catch((err: Error) => {
+    loadGeoip(config.geoipDb, config.geoipCacheDir).then((data) => {
+      if (data.slimError) problems.push({ what: `slim copy of the geolocation database ${config.geoipDb}`, message: `${data.slimError} (the whole file is used)` });
+      return data;
+    }, (err: Error) => {
       problems.push({ what: `geolocation database ${config.geoipDb}`, message: err.message });
       return {} as GeoipData;
     }),

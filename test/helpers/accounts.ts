@@ -6,6 +6,7 @@ import type { AddressInfo } from 'node:net';
 import type { FastifyInstance, InjectOptions, LightMyRequestResponse } from 'fastify';
 import type { Test } from 'tap';
 import { readConfig } from '../../src/config.js';
+import { SHARED_GEOIP_CACHE } from './geoip-cache.js';
 import { buildApp } from '../../src/app.js';
 
 export interface InjectApp {
@@ -34,7 +35,7 @@ export async function testApp(t: Test, env: Record<string, string> = {}): Promis
       done();
     },
   });
-  const config = readConfig({ VAR_DIR: varDir, PLATFORMS_DIR: platformsDir, POOL_THREADS: '1', ...env });
+  const config = readConfig({ VAR_DIR: varDir, PLATFORMS_DIR: platformsDir, POOL_THREADS: '1', GEOIP_CACHE_DIR: SHARED_GEOIP_CACHE, ...env });
   const app = await buildApp(config, { level: 'trace', stream });
   t.teardown(async () => {
     await app.close();

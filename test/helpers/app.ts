@@ -4,6 +4,7 @@ import { join } from 'node:path';
 import type { FastifyInstance } from 'fastify';
 import { buildApp } from '../../src/app.js';
 import { readConfig, type Config } from '../../src/config.js';
+import { SHARED_GEOIP_CACHE } from './geoip-cache.js';
 
 export interface TestApp {
   readonly app: FastifyInstance;
@@ -21,8 +22,8 @@ export interface TestApp {
  */
 export async function startApp(overrides: Partial<Config> = {}, env: NodeJS.ProcessEnv = {}): Promise<TestApp> {
   const varDir = await mkdtemp(join(tmpdir(), 'logsift-test-'));
-  const base = readConfig({ ...env, VAR_DIR: varDir, PORT: '0', HOST: '127.0.0.1', POOL_THREADS: env.POOL_THREADS ?? '2' });
-  const config = readConfig({ ...env, VAR_DIR: varDir, PORT: '0', HOST: '127.0.0.1', POOL_THREADS: env.POOL_THREADS ?? '2' }, {
+  const base = readConfig({ GEOIP_CACHE_DIR: SHARED_GEOIP_CACHE, ...env, VAR_DIR: varDir, PORT: '0', HOST: '127.0.0.1', POOL_THREADS: env.POOL_THREADS ?? '2' });
+  const config = readConfig({ GEOIP_CACHE_DIR: SHARED_GEOIP_CACHE, ...env, VAR_DIR: varDir, PORT: '0', HOST: '127.0.0.1', POOL_THREADS: env.POOL_THREADS ?? '2' }, {
     ...overrides,
     limits: { ...base.limits, ...(overrides.limits ?? {}) },
     pool: { ...base.pool, ...(overrides.pool ?? {}) },

@@ -47,7 +47,7 @@ const sampler = setInterval(() => {
 
 const varDir = await mkdtemp(join(tmpdir(), 'logsift-bench-'));
 const config = readConfig({
-  GEOIP_CACHE_DIR: join(PROJECT_ROOT, 'var', 'cache', 'geoip'),
+  GEOIP_CACHE_DIR: readConfig({}).geoipCacheDir,
   ...process.env,
   VAR_DIR: varDir,
   PORT: '0',

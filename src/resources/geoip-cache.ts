@@ -1,16 +1,18 @@
 import { createHash } from 'node:crypto';
 import { execFile } from 'node:child_process';
 import { createReadStream } from 'node:fs';
-import { mkdir, readdir, rm, stat } from 'node:fs/promises';
+import { mkdir, readdir, rm } from 'node:fs/promises';
 import { basename, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { promisify } from 'node:util';
+import { RUNNING_FROM_SOURCE } from '../paths.js';
+import { exists } from '../platforms/loader.js';
 
 /** Changes when the slim records change: older copies are then made again. */
 const SLIM_VERSION = 1;
 
 /** The child's entry: the compiled .js in dist/, the .ts when the service runs from its sources. */
-const SLIM_ENTRY = fileURLToPath(new URL(`./geoip-slim-cli${import.meta.url.endsWith('.ts') ? '.ts' : '.js'}`, import.meta.url));
+const SLIM_ENTRY = fileURLToPath(new URL(`./geoip-slim-cli${RUNNING_FROM_SOURCE ? '.ts' : '.js'}`, import.meta.url));
 
 async function contentHash(file: string): Promise<string> {
   const hash = createHash('sha256');
@@ -29,9 +31,9 @@ export async function slimCopy(file: string, cacheDir: string): Promise<string> 
   const stem = basename(file).replace(/\.mmdb$/i, '');
   const name = `${stem}-${await contentHash(file)}.slim${SLIM_VERSION}.mmdb`;
   const target = join(cacheDir, name);
-  if (await stat(target).then((s) => s.isFile(), () => false)) return target;
+  if (await exists(target)) return target;
   await mkdir(cacheDir, { recursive: true });
-  const loader = SLIM_ENTRY.endsWith('.ts') && !process.execArgv.some((a) => a.includes('tsx')) ? ['--import=tsx'] : [];
+  const loader = RUNNING_FROM_SOURCE && !process.execArgv.some((a) => a.includes('tsx')) ? ['--import=tsx'] : [];
   try {
     await promisify(execFile)(process.execPath, [...process.execArgv, ...loader, SLIM_ENTRY, file, target], { timeout: 300_000 });
   } catch (err) {

@@ -1,9 +1,8 @@
-import { join } from 'node:path';
-import { PROJECT_ROOT } from '../../src/paths.js';
+import { readConfig } from '../../src/config.js';
 
 /**
  * The slim geolocation copy's folder for every test service: the one the service uses with its
  * default var/ (copies are named by their content). Each test's own var/ would make the copy
  * again, seconds of CPU for every test file that starts a service.
  */
-export const SHARED_GEOIP_CACHE = join(PROJECT_ROOT, 'var', 'cache', 'geoip');
+export const SHARED_GEOIP_CACHE = readConfig({}).geoipCacheDir;

@@ -1,17 +1,20 @@
 /**
- * `npm run bench:compare`: two variants of the service measured alternately in one run, so that
- * a change is judged against the machine's noise (this kind of machine drifts by 20 to 30% within
- * an hour; what runs side by side drifts together). A variant is a checkout with settings: this
- * checkout, and another one (`--other`, a git worktree of the code before a change, say) or the same
- * one with other settings.
+ * `npm run bench:compare`: two variants of the service measured side by side in one run, so that
+ * a change is judged against the machine's drift (this kind of machine drifts by 20 to 30% within
+ * an hour). A variant is a checkout with settings: this checkout, and another one (`--other`, a
+ * git worktree of the code before a change, say) or the same one with other settings.
  *
- *   npm run bench:compare -- [--other DIR] [--env K=V,…] [--other-env K=V,…] [--rounds 3]
- *                            [--lines 1m] [--jobs 2] [--no-build]
+ *   npm run bench:compare -- [--other DIR] [--env K=V,…] [--other-env K=V,…] [--rounds 4]
+ *                            [--pairs 2] [--lines 1m] [--no-build]
  *
- * Each round starts each variant's service afresh, waits for it to be idle, reads its RSS, posts
- * one warm-up job of 10k lines, then `--jobs` jobs of the benchmark log one after the other
- * (default headers: double clicks on, CSV). Printed: each job, then the medians of each variant
- * and B / A. Environment settings reach the service's process, glibc's malloc settings included.
+ * Each round starts both services afresh (first A, then B; the other way in the next round), reads
+ * their idle RSS, warms them up (a 10k-line job each, then a job of the benchmark log each, not
+ * measured), then posts `--pairs` pairs of jobs of the benchmark log, one job at a time,
+ * alternating (default headers: double clicks on, CSV).
+ * Printed: each pair and its throughput ratio, the medians of each variant, and the ratio of each
+ * round (the median of its pairs) and their median. A build compared with itself gave rounds from
+ * 0.951 to 1.018: differences under about 5% are not resolved (README, "Memory and speed").
+ * Environment settings reach the service's process, glibc's malloc settings included.
  */
 import { spawnSync } from 'node:child_process';
 import { existsSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
@@ -19,7 +22,7 @@ import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { parseArgs } from 'node:util';
 import { PROJECT_ROOT } from '../src/paths.js';
-import { postLog, RssSampler, startService, type PostResult } from './service.js';
+import { postLog, RssSampler, startService, type PostResult, type Service } from './service.js';
 import { benchLog, FORMAT, label, loadavg, log, median, parseSize, requireShared } from './common.js';
 
 const { values: args } = parseArgs({
@@ -27,9 +30,9 @@ const { values: args } = parseArgs({
     other: { type: 'string' },
     env: { type: 'string', default: '' },
     'other-env': { type: 'string', default: '' },
-    rounds: { type: 'string', default: '3' },
+    rounds: { type: 'string', default: '4' },
+    pairs: { type: 'string', default: '2' },
     lines: { type: 'string', default: '1m' },
-    jobs: { type: 'string', default: '2' },
     'no-build': { type: 'boolean', default: false },
     help: { type: 'boolean', default: false },
   },
@@ -81,33 +84,39 @@ function checkJob(r: PostResult, what: string): void {
   }
 }
 
-async function measure(v: Variant, file: string, warmup: string, lines: number, jobs: number): Promise<Run[]> {
+interface Started { readonly variant: Variant; readonly service: Service; readonly varDir: string; readonly idleMb: number }
+
+async function start(v: Variant): Promise<Started> {
   const varDir = mkdtempSync(join(tmpdir(), 'logsift-compare-'));
   const service = await startService({ root: v.root, source: false, varDir, env: v.env });
-  try {
-    // idle: the workers have compiled the platforms (a fresh service's RSS climbs for a few seconds)
-    await new Promise((r) => setTimeout(r, 3000));
-    const idleMb = new RssSampler(service.pid).rss() / 1e6;
-    checkJob(await postLog(service.url, warmup, { 'Log-Format-ezproxy': FORMAT }), 'warm-up');
-    const runs: Run[] = [];
-    for (let j = 0; j < jobs; j++) {
-      const sampler = new RssSampler(service.pid);
-      sampler.start();
-      const cpu0 = cpuMs(service.pid);
-      const t0 = performance.now();
-      const r = await postLog(service.url, file, { 'Log-Format-ezproxy': FORMAT });
-      const wallMs = performance.now() - t0;
-      const cpu = cpuMs(service.pid) - cpu0;
-      const { peak } = sampler.stop();
-      checkJob(r, `${v.name}, job ${j + 1}`);
-      runs.push({ wallMs, cpuUsPerLine: (cpu * 1000) / lines, peakMb: peak / 1e6, idleMb });
-    }
-    return runs;
-  } finally {
-    await service.stop();
-    rmSync(varDir, { recursive: true, force: true });
-  }
+  // idle: the workers have compiled the platforms (a fresh service's RSS climbs for a few seconds)
+  await new Promise((r) => setTimeout(r, 3000));
+  return { variant: v, service, varDir, idleMb: new RssSampler(service.pid).rss() / 1e6 };
 }
+
+async function warmUp(s: Started, file: string): Promise<void> {
+  checkJob(await postLog(s.service.url, file, { 'Log-Format-ezproxy': FORMAT }), `${s.variant.name}, warm-up`);
+}
+
+async function stop(s: Started): Promise<void> {
+  await s.service.stop();
+  rmSync(s.varDir, { recursive: true, force: true });
+}
+
+async function job(s: Started, file: string, lines: number): Promise<Run> {
+  const sampler = new RssSampler(s.service.pid);
+  sampler.start();
+  const cpu0 = cpuMs(s.service.pid);
+  const t0 = performance.now();
+  const r = await postLog(s.service.url, file, { 'Log-Format-ezproxy': FORMAT });
+  const wallMs = performance.now() - t0;
+  const cpu = cpuMs(s.service.pid) - cpu0;
+  const { peak } = sampler.stop();
+  checkJob(r, s.variant.name);
+  return { wallMs, cpuUsPerLine: (cpu * 1000) / lines, peakMb: peak / 1e6, idleMb: s.idleMb };
+}
+
+const show = (r: Run): string => `${(r.wallMs / 1000).toFixed(2)} s, ${r.cpuUsPerLine.toFixed(1)} µs CPU a line, peak ${r.peakMb.toFixed(0)} MB`;
 
 function summary(runs: readonly Run[], lines: number): { lps: number; cpu: number; peak: number; idle: number } {
   return {
@@ -120,7 +129,7 @@ function summary(runs: readonly Run[], lines: number): { lps: number; cpu: numbe
 
 async function main(): Promise<void> {
   const lines = parseSize(args.lines);
-  const jobs = Math.max(1, Number(args.jobs));
+  const pairs = Math.max(1, Number(args.pairs));
   const rounds = Math.max(1, Number(args.rounds));
   const variants: Variant[] = [
     { name: 'A', root: PROJECT_ROOT, env: parseEnv(args.env) },
@@ -136,15 +145,40 @@ async function main(): Promise<void> {
     if (!existsSync(join(v.root, 'dist/src/server.js'))) throw new Error(`${v.root}: dist/ is missing (npm run build)`);
     log(`${v.name}: ${describe(v)}`);
   }
-  log(`${label(lines)} lines, ${jobs} job(s) per service start, ${rounds} round(s), A then B then A…; load average at start ${loadavg()}`);
+  log(`${label(lines)} lines; ${rounds} round(s) of ${pairs} pair(s) of jobs, alternating; load average at start ${loadavg()}`);
   const runs = new Map<string, Run[]>(variants.map((v) => [v.name, []]));
+  const roundRatios: number[] = [];
+  const cpuRatios: number[] = [];
   for (let round = 0; round < rounds; round++) {
-    // the order alternates too, so that neither variant always runs first after a pause
-    for (const v of round % 2 === 0 ? variants : [...variants].reverse()) {
-      const got = await measure(v, file, warmup, lines, jobs);
-      runs.get(v.name)!.push(...got);
-      log(`round ${round + 1} ${v.name}: idle ${got[0].idleMb.toFixed(0)} MB | ${got.map((r) => `${(r.wallMs / 1000).toFixed(2)} s, ${r.cpuUsPerLine.toFixed(1)} µs CPU a line, peak ${r.peakMb.toFixed(0)} MB`).join(' | ')}`);
+    const ratios: number[] = [];
+    // Both services run side by side (the one not measured is idle), so that each pair of jobs
+    // is measured within seconds: what the machine's drift does to one, it does to the other.
+    const started: Started[] = [];
+    try {
+      // Each job of a service follows one job of the other, warm-ups included, so that both have
+      // the same history: a service left idle longer (while the other started and warmed up) ran
+      // its jobs about 10% slower, and peaked lower, as if V8 had shrunk its heaps meanwhile (a
+      // build against itself measured 1.116, 0.924, 1.114, 0.919 by round, the one started second
+      // ahead each time).
+      for (const v of round % 2 === 0 ? variants : [...variants].reverse()) started.push(await start(v));
+      // The first jobs of a fresh service are slower (V8 still optimising): not measured.
+      for (const f of [warmup, file]) for (const s of started) await warmUp(s, f);
+      log(`round ${round + 1}: idle RSS ${started.map((s) => `${s.variant.name} ${s.idleMb.toFixed(0)} MB`).join(', ')}`);
+      for (let p = 0; p < pairs; p++) {
+        const got = new Map<string, Run>();
+        for (const s of started) got.set(s.variant.name, await job(s, file, lines));
+        const a = got.get('A')!;
+        const b = got.get('B')!;
+        runs.get('A')!.push(a);
+        runs.get('B')!.push(b);
+        ratios.push(a.wallMs / b.wallMs);
+        cpuRatios.push(b.cpuUsPerLine / a.cpuUsPerLine);
+        log(`  pair ${p + 1}: A ${show(a)} | B ${show(b)} | B/A throughput ${(a.wallMs / b.wallMs).toFixed(3)}`);
+      }
+    } finally {
+      await Promise.all(started.map(stop));
     }
+    roundRatios.push(median(ratios));
   }
   const [a, b] = variants.map((v) => summary(runs.get(v.name)!, lines));
   log('');
@@ -152,7 +186,8 @@ async function main(): Promise<void> {
   for (const [name, s] of [['A', a], ['B', b]] as const) {
     log(`${name}        ${Math.round(s.lps).toLocaleString('en').padStart(10)}   ${s.cpu.toFixed(2).padStart(13)}   ${s.peak.toFixed(0).padStart(5)} MB   ${s.idle.toFixed(0).padStart(5)} MB`);
   }
-  log(`B / A    ${(b.lps / a.lps).toFixed(3).padStart(10)}   ${(b.cpu / a.cpu).toFixed(3).padStart(13)}   ${(b.peak - a.peak >= 0 ? '+' : '') + (b.peak - a.peak).toFixed(0)} MB   ${(b.idle - a.idle >= 0 ? '+' : '') + (b.idle - a.idle).toFixed(0)} MB`);
+  log(`B / A throughput by round: ${roundRatios.map((r) => r.toFixed(3)).join(', ')}`);
+  log(`B / A: throughput ${median(roundRatios).toFixed(3)} (median of the rounds), CPU a line ${median(cpuRatios).toFixed(3)} (median of the pairs); peak RSS ${(b.peak - a.peak >= 0 ? '+' : '') + (b.peak - a.peak).toFixed(0)} MB, idle RSS ${(b.idle - a.idle >= 0 ? '+' : '') + (b.idle - a.idle).toFixed(0)} MB`);
   log(`load average at end ${loadavg()}`);
 }
 

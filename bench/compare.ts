@@ -16,13 +16,12 @@
  * 0.951 to 1.018: differences under about 5% are not resolved (README, "Memory and speed").
  * Environment settings reach the service's process, glibc's malloc settings included.
  */
-import { spawnSync } from 'node:child_process';
 import { existsSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { parseArgs } from 'node:util';
 import { PROJECT_ROOT } from '../src/paths.js';
-import { postLog, RssSampler, startService, type PostResult, type Service } from './service.js';
+import { buildDist, checkJob, cpuMs, postLog, RssSampler, startService, type Service } from './service.js';
 import { benchLog, FORMAT, label, loadavg, log, median, parseSize, requireShared } from './common.js';
 
 const { values: args } = parseArgs({
@@ -62,33 +61,20 @@ function describe(v: Variant): string {
   return `${v.root}${env ? ` with ${env}` : ''}`;
 }
 
+/** Builds a checkout that can be built; one without node_modules must come with its dist/. */
 function build(root: string): void {
-  if (!existsSync(join(root, 'node_modules'))) {
-    if (existsSync(join(root, 'dist/src/server.js'))) return;
-    throw new Error(`${root} has neither node_modules (to build it) nor dist/`);
-  }
-  log(`building ${root} (npm run build) …`);
-  const r = spawnSync('npm', ['run', 'build'], { cwd: root, stdio: ['ignore', 'ignore', 'inherit'] });
-  if (r.status !== 0) throw new Error(`npm run build failed in ${root}`);
-}
-
-/** CPU time (user + system, ms) of a process and its threads, from /proc. */
-function cpuMs(pid: number): number {
-  const fields = readFileSync(`/proc/${pid}/stat`, 'utf8').split(') ')[1].split(' ');
-  return ((Number(fields[11]) + Number(fields[12])) * 1000) / 100;
-}
-
-function checkJob(r: PostResult, what: string): void {
-  if (r.status !== 200 || r.trailers['job-done'] !== 'true') {
-    throw new Error(`${what}: HTTP ${r.status}, Job-Done ${r.trailers['job-done']}, ${r.trailers['service-status-message'] ?? ''}`);
-  }
+  if (existsSync(join(root, 'node_modules'))) buildDist(root);
+  else if (!existsSync(join(root, 'dist/src/server.js'))) throw new Error(`${root} has neither node_modules (to build it) nor dist/`);
 }
 
 interface Started { readonly variant: Variant; readonly service: Service; readonly varDir: string; readonly idleMb: number }
 
 async function start(v: Variant): Promise<Started> {
   const varDir = mkdtempSync(join(tmpdir(), 'logsift-compare-'));
-  const service = await startService({ root: v.root, source: false, varDir, env: v.env });
+  const service = await startService({ root: v.root, source: false, varDir, env: v.env }).catch((err: unknown) => {
+    rmSync(varDir, { recursive: true, force: true });
+    throw err;
+  });
   // idle: the workers have compiled the platforms (a fresh service's RSS climbs for a few seconds)
   await new Promise((r) => setTimeout(r, 3000));
   return { variant: v, service, varDir, idleMb: new RssSampler(service.pid).rss() / 1e6 };

@@ -9,13 +9,12 @@
  * service from the environment, so `BATCH_BYTES=1048576 npm run bench` measures another setting.
  * The service runs with the node flags of the `start` script of package.json.
  */
-import { spawnSync } from 'node:child_process';
 import { existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { cpus, tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { parseArgs } from 'node:util';
 import { PROJECT_ROOT } from '../src/paths.js';
-import { postLog, RssSampler, startScriptFlags, startService, type PostResult, type Service } from './service.js';
+import { buildDist, checkJob, cpuMs, postLog, RssSampler, startScriptFlags, startService, type Service } from './service.js';
 import { benchLog, ceiling, FORMAT, label, loadavg, log, median, parseSize, requireShared, type CeilingResult } from './common.js';
 
 const { values: args } = parseArgs({
@@ -48,20 +47,6 @@ const mb = (bytes: number) => bytes / 1e6;
 
 interface JobRun { lines: number; bytes: number; wallMs: number; firstByteMs: number; events: number; peakRss: number; cpuMs: number; mainCpuMs: number }
 
-/** CPU time (user + system, ms) of a process and all its threads, or of one thread, from /proc. */
-function cpuMs(pid: number, tid?: number): number {
-  const path = tid === undefined ? `/proc/${pid}/stat` : `/proc/${pid}/task/${tid}/stat`;
-  const fields = readFileSync(path, 'utf8').split(') ')[1].split(' ');
-  const ticks = Number(fields[11]) + Number(fields[12]);
-  return (ticks * 1000) / 100;
-}
-
-function checkJob(r: PostResult, what: string): void {
-  if (r.status !== 200 || r.trailers['job-done'] !== 'true') {
-    throw new Error(`${what}: HTTP ${r.status}, Job-Done ${r.trailers['job-done']}, ${r.trailers['service-status'] ?? ''} ${r.trailers['service-status-message'] ?? ''}`);
-  }
-}
-
 async function measureJobs(service: Service, file: string, lines: number, jobs: number, headers: Record<string, string>): Promise<JobRun> {
   const bytes = statSync(file).size;
   const sampler = new RssSampler(service.pid);
@@ -87,12 +72,6 @@ async function measureJobs(service: Service, file: string, lines: number, jobs: 
     cpuMs: cpu,
     mainCpuMs: mainCpu,
   };
-}
-
-function build(): void {
-  log('building dist/ (npm run build) …');
-  const r = spawnSync('npm', ['run', 'build'], { cwd: PROJECT_ROOT, stdio: ['ignore', 'ignore', 'inherit'] });
-  if (r.status !== 0) throw new Error('npm run build failed');
 }
 
 interface Row { name: string; lines: number; runs: JobRun[]; ceil?: CeilingResult[] }
@@ -121,7 +100,7 @@ function printRow(row: Row): void {
 async function main(): Promise<void> {
   const files = new Map<number, string>();
   for (const n of [...new Set([...sizes, ...(concurrent > 0 ? [1_000_000] : [])])]) files.set(n, await benchLog(n));
-  if (!args.source && !args['no-build']) build();
+  if (!args.source && !args['no-build']) buildDist(PROJECT_ROOT);
   if (!args.source && !existsSync(join(PROJECT_ROOT, 'dist/src/server.js'))) throw new Error('dist/ is missing: run npm run build, or bench with --source');
 
   const varDir = mkdtempSync(join(tmpdir(), 'logsift-bench-'));

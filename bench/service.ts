@@ -3,7 +3,7 @@
  * TypeScript sources through tsx), sample its memory from /proc, POST a log to it like curl does
  * (the file streamed, the answer counted and dropped), and stop it.
  */
-import { spawn, type ChildProcess } from 'node:child_process';
+import { spawn, spawnSync, type ChildProcess } from 'node:child_process';
 import { createReadStream, readFileSync, writeFileSync } from 'node:fs';
 import { request } from 'node:http';
 import { join } from 'node:path';
@@ -181,4 +181,26 @@ export function postLog(url: string, file: string, headers: Record<string, strin
     req.on('error', reject);
     createReadStream(file, { highWaterMark: 1 << 20 }).on('error', reject).pipe(req);
   });
+}
+
+/** CPU time (user + system, ms) of a process and all its threads, or of one thread, from /proc. */
+export function cpuMs(pid: number, tid?: number): number {
+  const path = tid === undefined ? `/proc/${pid}/stat` : `/proc/${pid}/task/${tid}/stat`;
+  const fields = readFileSync(path, 'utf8').split(') ')[1].split(' ');
+  const ticks = Number(fields[11]) + Number(fields[12]);
+  return (ticks * 1000) / 100;
+}
+
+/** Throws unless the job answered 200 and ended with `Job-Done: true`. */
+export function checkJob(r: PostResult, what: string): void {
+  if (r.status !== 200 || r.trailers['job-done'] !== 'true') {
+    throw new Error(`${what}: HTTP ${r.status}, Job-Done ${r.trailers['job-done']}, ${r.trailers['service-status'] ?? ''} ${r.trailers['service-status-message'] ?? ''}`);
+  }
+}
+
+/** `npm run build` in a checkout (the service is measured from its production build). */
+export function buildDist(root: string): void {
+  process.stdout.write(`building ${root}/dist (npm run build) …\n`);
+  const r = spawnSync('npm', ['run', 'build'], { cwd: root, stdio: ['ignore', 'ignore', 'inherit'] });
+  if (r.status !== 0) throw new Error(`npm run build failed in ${root}`);
 }

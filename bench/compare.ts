@@ -44,7 +44,7 @@ if (args.help) {
 requireShared();
 
 interface Variant { readonly name: string; readonly root: string; readonly env: Record<string, string> }
-interface Run { readonly wallMs: number; readonly cpuUsPerLine: number; readonly peakMb: number; readonly idleMb: number }
+interface Run { readonly wallMs: number; readonly cpuUsPerLine: number; readonly peakMb: number }
 
 function parseEnv(text: string): Record<string, string> {
   const env: Record<string, string> = {};
@@ -99,17 +99,17 @@ async function job(s: Started, file: string, lines: number): Promise<Run> {
   const cpu = cpuMs(s.service.pid) - cpu0;
   const { peak } = sampler.stop();
   checkJob(r, s.variant.name);
-  return { wallMs, cpuUsPerLine: (cpu * 1000) / lines, peakMb: peak / 1e6, idleMb: s.idleMb };
+  return { wallMs, cpuUsPerLine: (cpu * 1000) / lines, peakMb: peak / 1e6 };
 }
 
 const show = (r: Run): string => `${(r.wallMs / 1000).toFixed(2)} s, ${r.cpuUsPerLine.toFixed(1)} µs CPU a line, peak ${r.peakMb.toFixed(0)} MB`;
 
-function summary(runs: readonly Run[], lines: number): { lps: number; cpu: number; peak: number; idle: number } {
+function summary(runs: readonly Run[], idleMb: readonly number[], lines: number): { lps: number; cpu: number; peak: number; idle: number } {
   return {
     lps: median(runs.map((r) => lines / (r.wallMs / 1000))),
     cpu: median(runs.map((r) => r.cpuUsPerLine)),
     peak: median(runs.map((r) => r.peakMb)),
-    idle: median(runs.map((r) => r.idleMb)),
+    idle: median(idleMb),
   };
 }
 
@@ -133,6 +133,7 @@ async function main(): Promise<void> {
   }
   log(`${label(lines)} lines; ${rounds} round(s) of ${pairs} pair(s) of jobs, alternating; load average at start ${loadavg()}`);
   const runs = new Map<string, Run[]>(variants.map((v) => [v.name, []]));
+  const idle = new Map<string, number[]>(variants.map((v) => [v.name, []]));
   const roundRatios: number[] = [];
   const cpuRatios: number[] = [];
   for (let round = 0; round < rounds; round++) {
@@ -149,6 +150,7 @@ async function main(): Promise<void> {
       for (const v of round % 2 === 0 ? variants : [...variants].reverse()) started.push(await start(v));
       // The first jobs of a fresh service are slower (V8 still optimising): not measured.
       for (const f of [warmup, file]) for (const s of started) await warmUp(s, f);
+      for (const s of started) idle.get(s.variant.name)!.push(s.idleMb);
       log(`round ${round + 1}: idle RSS ${started.map((s) => `${s.variant.name} ${s.idleMb.toFixed(0)} MB`).join(', ')}`);
       for (let p = 0; p < pairs; p++) {
         const got = new Map<string, Run>();
@@ -166,7 +168,7 @@ async function main(): Promise<void> {
     }
     roundRatios.push(median(ratios));
   }
-  const [a, b] = variants.map((v) => summary(runs.get(v.name)!, lines));
+  const [a, b] = variants.map((v) => summary(runs.get(v.name)!, idle.get(v.name)!, lines));
   log('');
   log('medians       lines/s   µs CPU a line   peak RSS   idle RSS');
   for (const [name, s] of [['A', a], ['B', b]] as const) {

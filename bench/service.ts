@@ -8,6 +8,7 @@ import { createReadStream, readFileSync, writeFileSync } from 'node:fs';
 import { request } from 'node:http';
 import { join } from 'node:path';
 import { createInterface } from 'node:readline';
+import { log } from './common.js';
 
 export interface ServiceOptions {
   readonly root: string;
@@ -200,7 +201,7 @@ export function checkJob(r: PostResult, what: string): void {
 
 /** `npm run build` in a checkout (the service is measured from its production build). */
 export function buildDist(root: string): void {
-  process.stdout.write(`building ${root}/dist (npm run build) …\n`);
+  log(`building ${root}/dist (npm run build) …`);
   const r = spawnSync('npm', ['run', 'build'], { cwd: root, stdio: ['ignore', 'ignore', 'inherit'] });
   if (r.status !== 0) throw new Error(`npm run build failed in ${root}`);
 }

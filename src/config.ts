@@ -245,7 +245,7 @@ export function readConfig(env: NodeJS.ProcessEnv = process.env, overrides: Part
       // A worker's heap holds about 40 MB; V8 lets a heap with a smaller limit grow less between
       // full collections (README, "Memory and speed").
       workerHeapMb: int(env, 'WORKER_HEAP_MB', 256),
-      workerYoungMb: int(env, 'WORKER_YOUNG_MB', 4),
+      workerYoungMb: int(env, 'WORKER_YOUNG_MB', 12),
     },
     limits: {
       maxLineBytes: int(env, 'MAX_LINE_BYTES', 100_000),

@@ -17,7 +17,7 @@ t.test('MAX_UPLOAD_BYTES: no upload limit unless one is set', async (t) => {
 
 t.test('memory settings of the workers: WORKER_HEAP_MB, WORKER_YOUNG_MB', async (t) => {
   t.equal(readConfig({}).pool.workerHeapMb, 256);
-  t.equal(readConfig({}).pool.workerYoungMb, 4);
+  t.equal(readConfig({}).pool.workerYoungMb, 12);
   t.equal(readConfig({ WORKER_HEAP_MB: '512', WORKER_YOUNG_MB: '0' }).pool.workerHeapMb, 512);
   t.equal(readConfig({ WORKER_YOUNG_MB: '0' }).pool.workerYoungMb, 0, '0: V8\'s default');
   t.throws(() => readConfig({ WORKER_YOUNG_MB: 'big' }), /WORKER_YOUNG_MB must be a non-negative number/);

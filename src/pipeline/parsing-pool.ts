@@ -25,13 +25,15 @@ export interface ParsingPoolOptions {
 }
 
 /**
- * V8 gives the process's `--max-semi-space-size` (the start script's, meant for the main thread)
- * precedence over a worker's resource limits, so WORKER_YOUNG_MB did nothing: cleared before the
- * workers start, their young generation is `workerYoungMb` (or V8's default with 0). The main
- * thread's heap, configured when the process started, keeps its own.
+ * V8 gives the process's `--max-semi-space-size` and `--max-old-space-size` (the start script's,
+ * meant for the main thread) precedence over a worker's resource limits, so WORKER_YOUNG_MB and
+ * WORKER_HEAP_MB did nothing: both flags are cleared before the workers start, and each worker
+ * gets the heap of its limits (V8's default for a limit of 0). The main thread's heap,
+ * configured when the process started, keeps its own.
  */
-export function letWorkersSizeTheirYoungGeneration(): void {
+export function letWorkersSizeTheirHeaps(): void {
   setFlagsFromString('--max-semi-space-size=0');
+  setFlagsFromString('--max-old-space-size=0');
 }
 
 /** How long close() waits for terminated workers to exit. */
@@ -77,7 +79,7 @@ export class ParsingPool {
       sourceModule: RUNNING_FROM_SOURCE ? SOURCE_WORKER : undefined,
     };
     this.threadCount = Math.max(1, opts.threads);
-    letWorkersSizeTheirYoungGeneration();
+    letWorkersSizeTheirHeaps();
     this.batchTimeoutMs = opts.batchTimeoutMs ?? 0;
     this.piscina = new Piscina({
       filename: RUNNING_FROM_SOURCE ? SOURCE_BOOTSTRAP : WORKER,

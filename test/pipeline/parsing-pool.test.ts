@@ -5,19 +5,22 @@ import { join } from 'node:path';
 import { PROJECT_ROOT } from '../../src/paths.js';
 
 const run = promisify(execFile);
-const CHILD = join(PROJECT_ROOT, 'test', 'pipeline', 'fixtures', 'young-generation.ts');
+const CHILD = join(PROJECT_ROOT, 'test', 'pipeline', 'fixtures', 'worker-heap.ts');
 
-/** New space of a worker given a 24 MB young generation, in a process run like the start script. */
-async function workerNewSpaceMb(clear: boolean): Promise<number> {
-  const { stdout } = await run(process.execPath, ['--max-semi-space-size=1', '--import=tsx', CHILD, ...(clear ? ['clear'] : [])], { cwd: PROJECT_ROOT });
-  return Number(stdout.trim());
+/** A worker's heap, given 24 MB young and 128 MB old by its limits, in a process run like the start script. */
+async function workerHeap(clear: boolean): Promise<{ newSpaceMb: number; limitMb: number }> {
+  const flags = ['--max-semi-space-size=1', '--max-old-space-size=1024'];
+  const { stdout } = await run(process.execPath, [...flags, '--import=tsx', CHILD, ...(clear ? ['clear'] : [])], { cwd: PROJECT_ROOT });
+  return JSON.parse(stdout) as { newSpaceMb: number; limitMb: number };
 }
 
-t.test('the workers get the young generation of their resource limits, not the main thread\'s flag', async (t) => {
-  // V8 lets the process's --max-semi-space-size override a worker's resource limits: with the
-  // flag at 1 MB a worker's new space (two semi-spaces) stays at 2 MB whatever it was given.
-  const capped = await workerNewSpaceMb(false);
-  t.ok(capped <= 2, `without the fix the flag wins: ${capped} MB`);
-  const sized = await workerNewSpaceMb(true);
-  t.ok(sized > 4 && sized <= 24, `with it the worker's own limit applies: ${sized} MB`);
+t.test('the workers get the heap of their resource limits, not the main thread\'s flags', async (t) => {
+  // V8 lets the process's heap flags override a worker's resource limits: with them a worker's
+  // new space (two semi-spaces) stays at 2 MB, and its heap limit is the main thread's 1 GB.
+  const capped = await workerHeap(false);
+  t.ok(capped.newSpaceMb <= 2, `without clearing the flags, the new space is theirs: ${capped.newSpaceMb} MB`);
+  t.ok(capped.limitMb > 1000, `and so is the heap limit: ${capped.limitMb} MB`);
+  const sized = await workerHeap(true);
+  t.ok(sized.newSpaceMb > 4 && sized.newSpaceMb <= 24, `cleared, the worker's own young generation: ${sized.newSpaceMb} MB`);
+  t.ok(sized.limitMb > 128 && sized.limitMb < 200, `and its own heap limit (old 128 MB + young): ${sized.limitMb} MB`);
 });

@@ -26,10 +26,10 @@ export interface ParsingPoolOptions {
 
 /**
  * V8 gives the process's `--max-semi-space-size` and `--max-old-space-size` (the start script's,
- * meant for the main thread) precedence over a worker's resource limits, so WORKER_YOUNG_MB and
- * WORKER_HEAP_MB did nothing: both flags are cleared before the workers start, and each worker
- * gets the heap of its limits (V8's default for a limit of 0). The main thread's heap,
- * configured when the process started, keeps its own.
+ * meant for the main thread) precedence over a worker's resource limits, which would make
+ * WORKER_YOUNG_MB and WORKER_HEAP_MB do nothing: both flags are cleared before workers start, so
+ * that each worker gets the heap of its limits (V8's default for a limit of 0). The main
+ * thread's heap, configured when the process started, keeps its own.
  */
 export function letWorkersSizeTheirHeaps(): void {
   setFlagsFromString('--max-semi-space-size=0');

@@ -26,8 +26,8 @@ export class FormatTester {
       maxQueue: 8,
       idleTimeout: 60_000,
       execArgv: [],
-      // Its own limits: the parsing pool clears the process's heap flags, which would otherwise
-      // have given this thread the main thread's (a few pasted lines need little).
+      // Limits of its own: the parsing pool clears the process's heap flags (parsing-pool.ts),
+      // after which a thread without limits gets V8's defaults, gigabytes. Pasted lines need little.
       resourceLimits: { maxOldGenerationSizeMb: 256, maxYoungGenerationSizeMb: 6 },
     });
     this.piscina.on('error', () => undefined);

@@ -5,7 +5,7 @@
  *   npm run bench -- [--sizes 10k,100k,1m] [--big] [--repeat 3] [--concurrent 4] [--source]
  *                    [--no-build] [--profile DIR] [--json FILE]
  *
- * Tuning settings (POOL_THREADS, BATCH_BYTES, FIRST_BATCH_BYTES, BATCHES_IN_FLIGHT, WORKER_YOUNG_MB) are read by the
+ * Tuning settings (POOL_THREADS, BATCH_BYTES, FIRST_BATCH_BYTES, BATCHES_IN_FLIGHT, WORKER_YOUNG_MB, WORKER_HEAP_MB) are read by the
  * service from the environment, so `BATCH_BYTES=1048576 npm run bench` measures another setting.
  * The service runs with the node flags of the `start` script of package.json.
  */
@@ -104,7 +104,7 @@ async function main(): Promise<void> {
   if (!args.source && !existsSync(join(PROJECT_ROOT, 'dist/src/server.js'))) throw new Error('dist/ is missing: run npm run build, or bench with --source');
 
   const varDir = mkdtempSync(join(tmpdir(), 'logsift-bench-'));
-  const tuning = Object.fromEntries(['POOL_THREADS', 'BATCH_BYTES', 'FIRST_BATCH_BYTES', 'BATCHES_IN_FLIGHT', 'WORKER_YOUNG_MB'].map((k) => [k, process.env[k] ?? 'default']));
+  const tuning = Object.fromEntries(['POOL_THREADS', 'BATCH_BYTES', 'FIRST_BATCH_BYTES', 'BATCHES_IN_FLIGHT', 'WORKER_YOUNG_MB', 'WORKER_HEAP_MB'].map((k) => [k, process.env[k] ?? 'default']));
   log(`logsift bench: node ${process.version}, ${cpus().length} CPUs (${cpus()[0]?.model ?? '?'}), service from ${args.source ? 'src/ through tsx' : 'dist/ (production build)'}`);
   log(`settings: ${Object.entries(tuning).map(([k, v]) => `${k}=${v}`).join(' ')}, node ${startScriptFlags(PROJECT_ROOT).join(' ') || '(no flags)'}; load average at start ${loadavg()}; ${repeat} run(s) each, medians shown`);
   if (args.profile) mkdirSync(args.profile, { recursive: true });

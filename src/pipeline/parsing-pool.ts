@@ -1,5 +1,4 @@
 import { setTimeout as delay } from 'node:timers/promises';
-import { setFlagsFromString } from 'node:v8';
 import type { Worker } from 'node:worker_threads';
 import { Piscina } from 'piscina';
 import { RUNNING_FROM_SOURCE } from '../paths.js';
@@ -7,6 +6,7 @@ import { StatusError } from '../status-codes.js';
 import type { PlatformSource } from '../platforms/loader.js';
 import type { ResourceData } from '../resources/index.js';
 import type { BatchResult } from './job-spec.js';
+import { workerResourceLimits } from './worker-limits.js';
 import type { BatchTask, WorkerData } from '../../workers/parse-worker.js';
 
 export interface ParsingPoolOptions {
@@ -22,18 +22,6 @@ export interface ParsingPoolOptions {
   /** young generation of each worker (MB, 0 = V8's default) */
   readonly workerYoungMb?: number;
   readonly onWorkerError?: (err: Error) => void;
-}
-
-/**
- * V8 gives the process's `--max-semi-space-size` and `--max-old-space-size` (the start script's,
- * meant for the main thread) precedence over a worker's resource limits, which would make
- * WORKER_YOUNG_MB and WORKER_HEAP_MB do nothing: both flags are cleared before workers start, so
- * that each worker gets the heap of its limits (V8's default for a limit of 0). The main
- * thread's heap, configured when the process started, keeps its own.
- */
-export function letWorkersSizeTheirHeaps(): void {
-  setFlagsFromString('--max-semi-space-size=0');
-  setFlagsFromString('--max-old-space-size=0');
 }
 
 /** How long close() waits for terminated workers to exit. */
@@ -79,7 +67,6 @@ export class ParsingPool {
       sourceModule: RUNNING_FROM_SOURCE ? SOURCE_WORKER : undefined,
     };
     this.threadCount = Math.max(1, opts.threads);
-    letWorkersSizeTheirHeaps();
     this.batchTimeoutMs = opts.batchTimeoutMs ?? 0;
     this.piscina = new Piscina({
       filename: RUNNING_FROM_SOURCE ? SOURCE_BOOTSTRAP : WORKER,
@@ -97,10 +84,7 @@ export class ParsingPool {
       // A runaway allocation kills its worker (ERR_WORKER_OUT_OF_MEMORY), not the service. The
       // young generation trades memory for collections: 12 MB against 6, 1M lines, 1.13 times
       // the throughput for 8 MB more peak RSS (README, "Memory and speed").
-      resourceLimits: {
-        ...(opts.workerHeapMb ? { maxOldGenerationSizeMb: opts.workerHeapMb } : {}),
-        ...(opts.workerYoungMb ? { maxYoungGenerationSizeMb: opts.workerYoungMb } : {}),
-      },
+      resourceLimits: workerResourceLimits(opts.workerHeapMb ?? 0, opts.workerYoungMb ?? 0),
     });
     // A worker that cannot start or dies fails the task it ran (the job says so); the pool
     // replaces it. Without a listener the event would end the process.

@@ -3,6 +3,7 @@ import { Piscina } from 'piscina';
 import { RUNNING_FROM_SOURCE } from '../paths.js';
 import type { FormatTask, FormatTaskResult } from '../../workers/format-worker.js';
 import type { FormatTestInput } from '../pipeline/formats/tester.js';
+import { workerResourceLimits } from '../pipeline/worker-limits.js';
 
 const WORKER = new URL('../../workers/format-worker.js', import.meta.url).href;
 const SOURCE_WORKER = new URL('../../workers/format-worker.ts', import.meta.url).href;
@@ -26,9 +27,9 @@ export class FormatTester {
       maxQueue: 8,
       idleTimeout: 60_000,
       execArgv: [],
-      // Limits of its own: the parsing pool clears the process's heap flags (parsing-pool.ts),
-      // after which a thread without limits gets V8's defaults, gigabytes. Pasted lines need little.
-      resourceLimits: { maxOldGenerationSizeMb: 256, maxYoungGenerationSizeMb: 6 },
+      // Pasted lines need little; without limits of its own the thread would get the main
+      // thread's heap flags or, once they are cleared, V8's defaults (gigabytes).
+      resourceLimits: workerResourceLimits(256, 6),
     });
     this.piscina.on('error', () => undefined);
   }

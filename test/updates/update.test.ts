@@ -93,6 +93,17 @@ t.test('new platform rules that cannot be loaded: PUT answers 500 updateFailed a
   t.match(JSON.parse((await job.text()).trim().split('\n')[0]), { platform: 'demo', rtype: 'ARTICLE', unitid: '1' }, 'a job still works on the old rules');
 });
 
+t.test('new platform rules that parse but do not compile (an invalid regular expression): refused the same way', async (t) => {
+  const { app, up, dir, gitdir } = await platformsClone(t);
+  const before = { head: await headOf(gitdir), rules: await readFile(join(dir, 'demo', 'rules.yaml'), 'utf8') };
+  await up.commit({ 'demo/rules.yaml': "format: 1\nrules:\n  - when: { path: '^/(unclosed' }\n    set: { rtype: BOOK }\n" }, 'a bad pattern');
+  const res = await put(app, 'platforms');
+  t.equal(res.statusCode, 500);
+  t.match(res.json(), { message: 'updateFailed', detail: /^platforms not loaded: demo: rules\[0\]\.when\.path: invalid regular expression/ });
+  t.equal(await headOf(gitdir), before.head, 'HEAD did not move');
+  t.equal(await readFile(join(dir, 'demo', 'rules.yaml'), 'utf8'), before.rules, 'the rules file is as it was');
+});
+
 t.test('a diverged history is refused unless forced', async (t) => {
   const { app, up, dir, gitdir } = await platformsClone(t);
   const theirs = await up.commit({ 'demo/notes.txt': 'theirs' }, 'on the origin');

@@ -27,7 +27,8 @@ export interface BatchTask {
 
 const data = workerData as WorkerData;
 const shared: SharedResources = {
-  platforms: await compilePlatformSet(data.platformSources, data.platformsVersion),
+  // each platform compiled at its first event: the main thread checked that all of them compile
+  platforms: await compilePlatformSet(data.platformSources, data.platformsVersion, [], true),
   resources: await openResources(data.resources),
 };
 

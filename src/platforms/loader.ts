@@ -6,7 +6,7 @@ import { createRequire } from 'node:module';
 import { parse as parseYaml } from 'yaml';
 import { transform } from 'esbuild';
 import { checkManifest, type PlatformManifest } from './manifest.js';
-import { compileRules, type PlatformMatcher } from './rules/compile.js';
+import { compileRules, countRules, type PlatformMatcher } from './rules/compile.js';
 import type { HooksModule, RulesFileSpec, Fields, EventFields } from './rules/types.js';
 import type { Tables } from './rules/transforms.js';
 
@@ -176,16 +176,43 @@ function ezpaarseMatcher(parserFile: string): PlatformMatcher {
   };
 }
 
-/** Compiles a platform read by readPlatformFolder (in whichever thread will use it). */
-export async function compilePlatform(source: PlatformSource): Promise<CompiledPlatform> {
+/**
+ * Compiles a platform read by readPlatformFolder (in whichever thread will use it). `lazy`: its
+ * rules (or parser.js) are compiled at its first event instead, which a parsing worker wants: a
+ * library's logs reach a few dozen of the 650 platforms, and the compiled rules of all of them
+ * take about 13 MB in each worker. Its hooks module is imported now either way (an import is
+ * asynchronous, a match is not).
+ */
+export async function compilePlatform(source: PlatformSource, lazy = false): Promise<CompiledPlatform> {
   const { manifest } = source;
   const base = {
     name: manifest.name, manifest, kind: source.kind, priority: manifest.priority ?? 0, hostPriority: manifest['host-priority'],
   };
-  if (source.kind === 'ezpaarse') return { ...base, ruleCount: 1, match: ezpaarseMatcher(source.parserFile!) };
+  if (source.kind === 'ezpaarse') {
+    const make = () => ezpaarseMatcher(source.parserFile!);
+    return { ...base, ruleCount: 1, match: guard(lazy ? onFirstCall(make) : make()) };
+  }
   const hooks: HooksModule = source.hooksModule ? await import(pathToFileURL(source.hooksModule).href) : {};
-  const compiled = compileRules(source.rules, hooks, source.tables as Tables);
-  return { ...base, ruleCount: compiled.ruleCount, match: guard(compiled.match) };
+  const make = () => compileRules(source.rules, hooks, source.tables as Tables).match;
+  return { ...base, ruleCount: source.rules ? countRules(source.rules.rules) : 1, match: guard(lazy ? onFirstCall(make) : make()) };
+}
+
+/**
+ * A matcher made by `make` when first called. If making it fails (rules were checked when read,
+ * so only a file changed since), the platform recognises nothing, without trying again.
+ */
+function onFirstCall(make: () => PlatformMatcher): PlatformMatcher {
+  let match: PlatformMatcher | undefined;
+  return (ec, view) => {
+    if (match === undefined) {
+      try {
+        match = make();
+      } catch {
+        match = () => undefined;
+      }
+    }
+    return match(ec, view);
+  };
 }
 
 /** A platform that throws on an event recognises nothing in it, as in the reference. */

@@ -10,13 +10,16 @@ export interface PlatformSet {
   readonly problems: readonly LoadProblem[];
 }
 
-/** Compiles read sources; a platform that fails to compile is reported and left out. */
-export async function compilePlatformSet(sources: readonly PlatformSource[], version: string, problems: readonly LoadProblem[] = []): Promise<PlatformSet> {
+/**
+ * Compiles read sources; a platform that fails to compile is reported and left out. `lazy`: each
+ * platform's rules are compiled at its first event (see compilePlatform), and so not checked here.
+ */
+export async function compilePlatformSet(sources: readonly PlatformSource[], version: string, problems: readonly LoadProblem[] = [], lazy = false): Promise<PlatformSet> {
   const platforms = new Map<string, CompiledPlatform>();
   const failed: LoadProblem[] = [...problems];
   for (const source of sources) {
     try {
-      const p = await compilePlatform(source);
+      const p = await compilePlatform(source, lazy);
       if (platforms.has(p.name)) {
         failed.push({ folder: source.dir, message: `duplicate platform name ${p.name}` });
         continue;

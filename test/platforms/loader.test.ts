@@ -1,6 +1,7 @@
 import t from 'tap';
 import { join } from 'node:path';
-import { readPlatformSources } from '../../src/platforms/loader.js';
+import { compilePlatform, readPlatformFolder, readPlatformSources } from '../../src/platforms/loader.js';
+import { urlView } from '../../src/platforms/url-view.js';
 
 const manifest = (name: string) => JSON.stringify({ name, longname: name, domains: [`${name}.example.org`] });
 const rules = (when: string, extra = '') => `format: 1\nrules:\n  - when: { ${when} }\n    set: { rtype: ARTICLE }${extra}\n`;
@@ -20,4 +21,24 @@ t.test('a folder whose rules do not compile is reported and left out, like one t
   t.match(byFolder.badregex, /^rules\[0\]\.when\.path: invalid regular expression/);
   t.match(byFolder.badkey, /unknown key "sett"/);
   t.match(byFolder.nohook, /no hook "missing"/);
+});
+
+t.test('lazily compiled platforms (the workers\'): rules compiled at the first event, the same matches', async (t) => {
+  const root = t.testdir({
+    good: { 'manifest.json': manifest('good'), 'rules.yaml': rules("path: '^/a/(?<id>[0-9]+)$'", "\n    let: { x: '{id}' }") + '  - when: { path: ^/b }\n    set: { rtype: BOOK }\n' },
+    bad: { 'manifest.json': manifest('bad'), 'rules.yaml': rules("path: '^/(unclosed'") },
+  });
+  const good = (await readPlatformFolder(join(root, 'good'), join(root, '.cache')))!;
+  const [eager, lazy] = [await compilePlatform(good), await compilePlatform(good, true)];
+  t.equal(lazy.ruleCount, eager.ruleCount, 'its rules counted without compiling them');
+  for (const url of ['http://good.example.org/a/12', 'http://good.example.org/b', 'http://good.example.org/c']) {
+    t.same(lazy.match({ url }, urlView(url)), eager.match({ url }, urlView(url)), url);
+  }
+  t.same(lazy.match({ url: 'http://good.example.org/b' }, urlView('http://good.example.org/b')), { rtype: 'BOOK' });
+  // rules changed on disk after the main thread checked them: the platform recognises nothing
+  const bad = (await readPlatformFolder(join(root, 'bad'), join(root, '.cache')))!;
+  await t.rejects(compilePlatform(bad), /invalid regular expression/, 'compiled now, the error is thrown');
+  const late = await compilePlatform(bad, true);
+  t.equal(late.match({ url: 'http://bad.example.org/x' }, urlView('http://bad.example.org/x')), undefined, 'compiled at its first event, it recognises nothing');
+  t.equal(late.match({ url: 'http://bad.example.org/y' }, urlView('http://bad.example.org/y')), undefined, 'and does not throw on the next');
 });

@@ -111,11 +111,12 @@ export async function readPlatformFolder(dir: string, cacheDir: string): Promise
 /**
  * Reads every platform folder under `root`, or under each of several roots in order (folders
  * starting with `.` or `_` are skipped: the community's `.lib` helpers live there). A broken folder
- * is reported in `problems` and left out; the others load. Rules are compiled once here and the
- * result dropped: the workers compile them again, and a rule that cannot compile (an invalid
- * regular expression, an unknown key) must be reported by the thread that reads, not silently
- * left out by every worker. When two roots hold a platform of the
+ * is reported in `problems` and left out; the others load. When two roots hold a platform of the
  * same name, the first root's is kept (logsift's own rules before a community checkout).
+ *
+ * Rules are compiled here once, and the result dropped: the workers compile them again, but rules
+ * that cannot compile (an invalid regular expression, an unknown key) must be reported by the
+ * thread that reads them, not left out silently by every worker.
  */
 export async function readPlatformSources(root: string | readonly string[], cacheDir: string, only?: ReadonlySet<string>): Promise<LoadedSources> {
   const sources: PlatformSource[] = [];
@@ -133,12 +134,12 @@ export async function readPlatformSources(root: string | readonly string[], cach
       try {
         const source = await readPlatformFolder(dir, cacheDir);
         if (!source) continue;
-        // community parsers (parser.js) are not loaded here: requiring them would keep them in this thread
-        if (source.kind === 'rules') await compilePlatform(source);
         if (seen.has(source.manifest.name)) {
           shadowed.push(dir);
           continue;
         }
+        // community parsers (parser.js) are not loaded here: requiring them would keep them in this thread
+        if (source.kind === 'rules') await compilePlatform(source);
         seen.add(source.manifest.name);
         sources.push(source);
       } catch (err) {

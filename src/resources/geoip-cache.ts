@@ -14,9 +14,9 @@ const SLIM_VERSION = 1;
 const SLIM_ENTRY = fileURLToPath(new URL(`./geoip-slim-cli${RUNNING_FROM_SOURCE ? '.ts' : '.js'}`, import.meta.url));
 
 /**
- * A short digest of a file's content, which names its slim copy. Read through one buffer, not a stream: a stream's 64 KB chunks (a thousand for the City file)
- * are malloc'd and freed one by one, and glibc kept the 25 MB they went through in the service's
- * RSS after they were freed.
+ * A short digest of a file's content, which names its slim copy. The file is read through one
+ * buffer, not a stream: a stream's 64 KB chunks (a thousand for the City file) are allocated and
+ * freed one by one, and glibc kept the memory they went through in the service's RSS.
  */
 export async function contentHash(file: string): Promise<string> {
   const hash = createHash('sha256');

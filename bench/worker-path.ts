@@ -44,7 +44,7 @@ type Modules = [
 ];
 const paths = ['platforms/platform-set', 'pipeline/batch-processor', 'pipeline/job-options', 'pipeline/job-spec', 'pipeline/output-fields', 'resources/index', 'config', 'pipeline/packed-events'];
 if (args.dist && !existsSync(join(PROJECT_ROOT, 'dist/src/server.js'))) throw new Error('dist/ is missing: npm run build');
-const [{ loadPlatformSet }, { createJobContext, processBatch }, { readJobOptions }, { jobSpec }, { computeColumns }, { loadResources, openResources }, { readConfig }, { unpackEvents }] = (await Promise.all(
+const [{ loadPlatformSet }, { createJobContext, processBatch }, { readJobOptions }, { jobSpec }, { computeColumns }, { loadResources, openResources }, { readConfig }, { unpackEvents, EventPacker }] = (await Promise.all(
   paths.map((p) => import(args.dist ? pathToFileURL(join(PROJECT_ROOT, 'dist/src', `${p}.js`)).href : `../src/${p}.js`)),
 )) as Modules;
 
@@ -60,7 +60,7 @@ const spec = jobSpec('bench', options.format!, options, {
   versions: { ezpaarse_version: 'bench', ezpaarse_date: '2024-01-01', platforms_version: 'bench', platforms_date: '2024-01-01' },
 });
 const resources = await loadResources(readConfig());
-const plainCtx = createJobContext(spec, { platforms, resources: await openResources(resources.data) });
+const plainCtx = createJobContext(spec, { platforms, resources: await openResources(resources.data), packer: new EventPacker() });
 
 /** Time (ns) and calls of each stage and of the serialiser, when timed (`--stages`). */
 const stageTimes = new Map<string, { ns: number; calls: number }>();

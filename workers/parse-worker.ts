@@ -8,7 +8,7 @@ import { compilePlatformSet } from '../src/platforms/platform-set.js';
 import type { PlatformSource } from '../src/platforms/loader.js';
 import { createJobContext, processBatch, type JobContext, type SharedResources } from '../src/pipeline/batch-processor.js';
 import type { BatchResult, JobSpec } from '../src/pipeline/job-spec.js';
-import { transferables } from '../src/pipeline/packed-events.js';
+import { EventPacker, transferables } from '../src/pipeline/packed-events.js';
 import { openResources, type ResourceData } from '../src/resources/index.js';
 
 export interface WorkerData {
@@ -30,6 +30,7 @@ const shared: SharedResources = {
   // each platform compiled at its first event: the main thread checked that all of them compile
   platforms: await compilePlatformSet(data.platformSources, data.platformsVersion, [], true),
   resources: await openResources(data.resources),
+  packer: new EventPacker(),
 };
 
 // Jobs are compiled once per worker; the few most recent are kept.

@@ -29,6 +29,8 @@ import type { WorkerResources } from '../resources/index.js';
 export interface SharedResources {
   readonly platforms: PlatformSet;
   readonly resources: WorkerResources;
+  /** the worker's batches are packed by this one packer, one batch after the other */
+  readonly packer: EventPacker;
 }
 
 /** A job compiled for one worker. */
@@ -43,6 +45,8 @@ export interface JobContext {
   readonly keepLines: ReadonlySet<RejectCategory>;
   /** no step of the chain reads log_id (no external middleware, not crypted nor a double-click field) */
   readonly lateLogId: boolean;
+  /** the worker's packer (SharedResources) */
+  readonly packer: EventPacker;
 }
 
 /**
@@ -153,6 +157,7 @@ export function createJobContext(spec: JobSpec, shared: SharedResources): JobCon
     lateLogId: spec.middlewares.every(isBuiltinMiddleware)
       && !spec.crypt?.fields.includes('log_id')
       && !(spec.doubleClick && Object.values(spec.doubleClick.fields).includes('log_id')),
+    packer: shared.packer,
   };
 }
 
@@ -184,14 +189,13 @@ export function lineToEvent(ctx: JobContext, line: string): AccessEvent | undefi
 }
 
 class BatchCollector {
-  readonly events = new EventPacker();
   readonly rejects: Partial<Record<RejectCategory, number>> = {};
   readonly rejectedLines: Partial<Record<RejectCategory, string[]>> = {};
   readonly unknownDomains: Record<string, number> = {};
   readonly errors: string[] = [];
   lines = 0;
 
-  constructor(private readonly keep: ReadonlySet<RejectCategory>) {}
+  constructor(readonly events: EventPacker, private readonly keep: ReadonlySet<RejectCategory>) {}
 
   reject(category: RejectCategory, line: string): void {
     this.rejects[category] = (this.rejects[category] ?? 0) + 1;
@@ -251,7 +255,9 @@ function withoutInternal(ec: AccessEvent): AccessEvent {
  * rejected line. An unexpected error on a line rejects that line only (unknown-errors).
  */
 export function processBatch(ctx: JobContext, data: Uint8Array, seq: number, wantJson = false): BatchResult {
-  const out = new BatchCollector(ctx.keepLines);
+  // a batch that failed midway (its worker then answered with the error) left its events in the packer
+  ctx.packer.clear();
+  const out = new BatchCollector(ctx.packer, ctx.keepLines);
   ctx.eachLine(data, (text) => {
     const line = text.endsWith('\r') ? text.slice(0, -1) : text;
     if (line === '') return;

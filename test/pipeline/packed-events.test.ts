@@ -49,3 +49,28 @@ t.test('no events; each buffer its own, so that all can be transferred', async (
   port1.close();
   port2.close();
 });
+
+t.test('one packer for batch after batch: each pack holds its own batch, clear drops a failed one', async (t) => {
+  const packer = new EventPacker();
+  const batch = (tag: string, n: number) => {
+    // past the packer's first sizes: 1,024 events, 64 KB of text, 16 KB of keys
+    for (let i = 0; i < n; i++) {
+      packer.push({ ts: i, text: `${tag}${i};${'é'.repeat(40)}`, denied: i % 3 === 0, platform: `p${i % 5}`, dupKey: i % 2 ? `${tag}\u0001k${i}` : undefined, dupWindow: i % 2 ? 30 : undefined });
+    }
+    return unpackEvents(packer.pack());
+  };
+  const first = batch('a', 3000);
+  t.equal(first.length, 3000);
+  t.equal(text(first[2999]), `a2999;${'é'.repeat(40)}`);
+  t.same([first[0].dupKey, first[1].dupKey, first[2999].dupKey], [undefined, 'a\u0001k1', 'a\u0001k2999']);
+  t.same([first[0].platform, first[4].platform, first[5].platform], ['p0', 'p4', 'p0']);
+  packer.push({ ts: 1, text: 'left over', denied: false, dupKey: 'stale' });
+  packer.clear();
+  const second = batch('b', 2);
+  t.same(second.map((e) => [text(e), e.ts, e.denied, e.platform, e.dupKey, e.dupWindow]), [
+    [`b0;${'é'.repeat(40)}`, 0, true, 'p0', undefined, undefined],
+    [`b1;${'é'.repeat(40)}`, 1, false, 'p1', 'b\u0001k1', 30],
+  ], 'only the second batch, its labels numbered afresh');
+  t.equal(first[2999].dupKey, 'a\u0001k2999', 'the first batch is unchanged by the second');
+  t.equal(text(first[1]), `a1;${'é'.repeat(40)}`);
+});

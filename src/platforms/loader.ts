@@ -190,8 +190,9 @@ export async function compilePlatform(source: PlatformSource, lazy = false): Pro
     name: manifest.name, manifest, kind: source.kind, priority: manifest.priority ?? 0, hostPriority: manifest['host-priority'],
   };
   if (source.kind === 'ezpaarse') {
+    // not guarded: a community parser that throws makes its line an unknown error, as in the reference
     const make = () => ezpaarseMatcher(source.parserFile!);
-    return { ...base, ruleCount: 1, match: guard(lazy ? onFirstCall(make) : make()) };
+    return { ...base, ruleCount: 1, match: lazy ? onFirstCall(make) : make() };
   }
   const hooks: HooksModule = source.hooksModule ? await import(pathToFileURL(source.hooksModule).href) : {};
   const make = () => compileRules(source.rules, hooks, source.tables as Tables).match;
@@ -199,17 +200,22 @@ export async function compilePlatform(source: PlatformSource, lazy = false): Pro
 }
 
 /**
- * A matcher made by `make` when first called. If making it fails (rules were checked when read,
- * so only a file changed since), the platform recognises nothing, without trying again.
+ * A matcher made by `make` when first called. If making it fails, so does every call, with the
+ * same error: for rules the guard around it turns that into "recognised nothing" (and they were
+ * compiled from the same sources when read, so it does not happen); a community parser.js that
+ * cannot be loaded makes each of its lines an unknown error whose trace says why.
  */
 function onFirstCall(make: () => PlatformMatcher): PlatformMatcher {
   let match: PlatformMatcher | undefined;
+  let failure: { readonly error: unknown } | undefined;
   return (ec, view) => {
     if (match === undefined) {
+      if (failure) throw failure.error;
       try {
         match = make();
-      } catch {
-        match = () => undefined;
+      } catch (error) {
+        failure = { error };
+        throw error;
       }
     }
     return match(ec, view);

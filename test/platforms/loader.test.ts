@@ -42,3 +42,17 @@ t.test('lazily compiled platforms (the workers\'): rules compiled at the first e
   t.equal(late.match({ url: 'http://bad.example.org/x' }, urlView('http://bad.example.org/x')), undefined, 'compiled at its first event, it recognises nothing');
   t.equal(late.match({ url: 'http://bad.example.org/y' }, urlView('http://bad.example.org/y')), undefined, 'and does not throw on the next');
 });
+
+t.test('a community parser.js compiled at its first event: one that cannot load fails each of its events, with its reason', async (t) => {
+  const root = t.testdir({
+    noexec: { 'manifest.json': manifest('noexec'), 'parser.js': 'module.exports = {};\n' },
+    works: { 'manifest.json': manifest('works'), 'parser.js': "module.exports = { execute: (ec) => ({ rtype: 'BOOK', unitid: ec.url.slice(-1) }) };\n" },
+  });
+  const { sources, problems } = await readPlatformSources(root, join(root, '.cache'));
+  t.same([sources.map((s) => s.manifest.name), problems], [['noexec', 'works'], []], 'parser.js is not loaded when read');
+  const [noexec, works] = await Promise.all(sources.map((s) => compilePlatform(s, true)));
+  t.throws(() => noexec.match({ url: 'http://noexec.example.org/1' }, undefined), /does not export execute/);
+  t.throws(() => noexec.match({ url: 'http://noexec.example.org/2' }, undefined), /does not export execute/, 'and on the next');
+  t.same(works.match({ url: 'http://works.example.org/7' }, undefined), { rtype: 'BOOK', unitid: '7' });
+  await t.rejects(compilePlatform(sources[0]), /does not export execute/, 'compiled now, the error is thrown now');
+});

@@ -53,6 +53,11 @@ function room(buffer: Buffer, used: number, text: string): Buffer {
   return bigger;
 }
 
+/** The first `length` bytes of `buffer`, in an ArrayBuffer of their own (to be transferred). */
+function copyOut(buffer: Buffer, length: number): Uint8Array {
+  return new Uint8Array(buffer.buffer, buffer.byteOffset, length).slice();
+}
+
 /**
  * Worker side: collects a batch's events as they come, then packs them; one packer serves a
  * worker's batches one after the other (`pack()` empties it). Each event's text and double-click
@@ -134,18 +139,16 @@ export class EventPacker {
    */
   pack(): PackedEvents {
     const n = this.n;
-    const text = new Uint8Array(new ArrayBuffer(this.bytes));
-    text.set(this.text.subarray(0, this.bytes));
     const packed: PackedEvents = {
       count: n,
-      text,
+      text: copyOut(this.text, this.bytes),
       ends: this.ends.slice(0, n),
       ts: this.ts.slice(0, n),
       flags: this.flags.slice(0, n),
       dupWindow: this.windows.slice(0, n),
       labelIndex: this.labelIndex.slice(0, 3 * n),
       labels: this.labels,
-      dupKeys: new Uint8Array(this.keys.buffer, this.keys.byteOffset, this.keyBytes).slice(),
+      dupKeys: copyOut(this.keys, this.keyBytes),
       dupKeyEnds: this.keyEnds.slice(0, n),
       raw: this.raw,
       json: this.json,

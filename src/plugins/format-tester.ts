@@ -26,6 +26,7 @@ export class FormatTester {
       maxThreads: 1,
       maxQueue: 8,
       idleTimeout: 60_000,
+      recordTiming: false,
       execArgv: [],
       // Pasted lines need little; without limits of its own the thread would get the main
       // thread's heap flags or, once they are cleared, V8's defaults (gigabytes).

@@ -26,12 +26,23 @@ export function chainSequential(stages: readonly SequentialStage[]): SequentialS
   if (stages.length === 1) return stages[0];
   const [head, ...rest] = stages;
   const tail = chainSequential(rest);
+  // What the head emits goes into the tail, then to the sink: made once per sink (a job has one),
+  // not once per event.
+  let downstream: SequentialSink | undefined;
+  let into: SequentialSink = { emit: () => undefined, reject: () => undefined };
+  const through = (sink: SequentialSink): SequentialSink => {
+    if (sink !== downstream) {
+      downstream = sink;
+      into = { emit: (e) => tail.push(e, sink), reject: (e, c) => sink.reject(e, c) };
+    }
+    return into;
+  };
   return {
     push(event, sink) {
-      head.push(event, { emit: (e) => tail.push(e, sink), reject: (e, c) => sink.reject(e, c) });
+      head.push(event, through(sink));
     },
     end(sink) {
-      head.end({ emit: (e) => tail.push(e, sink), reject: (e, c) => sink.reject(e, c) });
+      head.end(through(sink));
       tail.end(sink);
     },
   };

@@ -13,7 +13,7 @@
  * alternating (default headers: double clicks on, CSV).
  * Printed: each pair and its throughput ratio, the medians of each variant, and the ratio of each
  * round (the median of its pairs) and their median. A build compared with itself gave rounds from
- * 0.951 to 1.018: differences under about 5% are not resolved (README, "Memory and speed").
+ * 0.951 to 1.018: differences under about 5% are not resolved (bench/README.md, "Comparing two builds").
  * Environment settings reach the service's process, glibc's malloc settings included.
  */
 import { existsSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';

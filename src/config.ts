@@ -243,7 +243,7 @@ export function readConfig(env: NodeJS.ProcessEnv = process.env, overrides: Part
       // A batch of 256 KB takes well under a second; a minute is only reached by runaway patterns.
       batchTimeoutMs: int(env, 'BATCH_TIMEOUT_MS', 60_000),
       // A worker's heap holds about 40 MB; V8 lets a heap with a smaller limit grow less between
-      // full collections (README, "Memory and speed").
+      // full collections (bench/README.md, "Memory settings").
       workerHeapMb: int(env, 'WORKER_HEAP_MB', 256),
       workerYoungMb: int(env, 'WORKER_YOUNG_MB', 12),
     },

@@ -85,7 +85,7 @@ export class ParsingPool {
       execArgv: process.execArgv.filter((arg) => /^--(cpu|heap)-prof/.test(arg)),
       // A runaway allocation kills its worker (ERR_WORKER_OUT_OF_MEMORY), not the service. The
       // young generation trades memory for collections: 12 MB against 6, 1M lines, 1.13 times
-      // the throughput for 8 MB more peak RSS (README, "Memory and speed").
+      // the throughput for 8 MB more peak RSS (bench/README.md, "Memory settings").
       resourceLimits: workerResourceLimits(opts.workerHeapMb ?? 0, opts.workerYoungMb ?? 0),
     });
     // A worker that cannot start or dies fails the task it ran (the job says so); the pool

@@ -29,9 +29,9 @@ export function chainSequential(stages: readonly SequentialStage[]): SequentialS
   // What the head emits goes into the tail, then to the sink: made once per sink (a job has one),
   // not once per event.
   let downstream: SequentialSink | undefined;
-  let into: SequentialSink = { emit: () => undefined, reject: () => undefined };
+  let into: SequentialSink | undefined;
   const through = (sink: SequentialSink): SequentialSink => {
-    if (sink !== downstream) {
+    if (into === undefined || sink !== downstream) {
       downstream = sink;
       into = { emit: (e) => tail.push(e, sink), reject: (e, c) => sink.reject(e, c) };
     }

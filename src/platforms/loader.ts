@@ -188,15 +188,22 @@ export async function compilePlatform(source: PlatformSource, lazy = false): Pro
   const { manifest } = source;
   const base = {
     name: manifest.name, manifest, kind: source.kind, priority: manifest.priority ?? 0, hostPriority: manifest['host-priority'],
+    ruleCount: ruleCountOf(source),
   };
   if (source.kind === 'ezpaarse') {
     // not guarded: a community parser that throws makes its line an unknown error, as in the reference
     const make = () => ezpaarseMatcher(source.parserFile!);
-    return { ...base, ruleCount: 1, match: lazy ? onFirstCall(make) : make() };
+    return { ...base, match: lazy ? onFirstCall(make) : make() };
   }
   const hooks: HooksModule = source.hooksModule ? await import(pathToFileURL(source.hooksModule).href) : {};
   const make = () => compileRules(source.rules, hooks, source.tables as Tables).match;
-  return { ...base, ruleCount: source.rules ? countRules(source.rules.rules) : 1, match: guard(lazy ? onFirstCall(make) : make()) };
+  return { ...base, match: guard(lazy ? onFirstCall(make) : make()) };
+}
+
+/** Declarative rules, nested ones included (without compiling them); a parser.js or a parse hook counts 1. */
+export function ruleCountOf(source: PlatformSource): number {
+  if (source.kind === 'ezpaarse' || !source.rules) return 1;
+  return countRules(source.rules.rules);
 }
 
 /**

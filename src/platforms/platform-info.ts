@@ -1,6 +1,5 @@
 import { Type } from '@fastify/type-provider-typebox';
-import { countRules } from './rules/compile.js';
-import type { PlatformSource } from './loader.js';
+import { ruleCountOf, type PlatformSource } from './loader.js';
 import type { PlatformManifest } from './manifest.js';
 
 /** One entry of `/info/platforms`: the manifest as stored (as the reference's 3.x), plus counts. */
@@ -41,11 +40,6 @@ export const PlatformInfoSchema = Type.Object({
   'rule-count': Type.Integer(),
   kind: Type.Union([Type.Literal('rules'), Type.Literal('ezpaarse')]),
 }, { additionalProperties: true });
-
-export function ruleCountOf(source: PlatformSource): number {
-  if (source.kind === 'ezpaarse' || !source.rules) return 1;
-  return countRules(source.rules.rules);
-}
 
 /** The platforms' descriptions, sorted by name, optionally only those of one `status`. */
 export function describePlatforms(sources: readonly PlatformSource[], status?: string): PlatformInfo[] {

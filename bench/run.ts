@@ -14,7 +14,7 @@ import { cpus, tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { parseArgs } from 'node:util';
 import { PROJECT_ROOT } from '../src/paths.js';
-import { buildDist, checkJob, cpuMs, postLog, RssSampler, startScriptFlags, startService, type Service } from './service.js';
+import { buildDist, checkJob, cpuMs, postLog, RssSampler, startScriptEnv, startScriptFlags, startService, type Service } from './service.js';
 import { benchLog, ceiling, FORMAT, label, loadavg, log, median, parseSize, requireShared, type CeilingResult } from './common.js';
 
 const { values: args } = parseArgs({
@@ -106,7 +106,7 @@ async function main(): Promise<void> {
   const varDir = mkdtempSync(join(tmpdir(), 'logsift-bench-'));
   const tuning = Object.fromEntries(['POOL_THREADS', 'BATCH_BYTES', 'FIRST_BATCH_BYTES', 'BATCHES_IN_FLIGHT', 'WORKER_YOUNG_MB', 'WORKER_HEAP_MB'].map((k) => [k, process.env[k] ?? 'default']));
   log(`logsift bench: node ${process.version}, ${cpus().length} CPUs (${cpus()[0]?.model ?? '?'}), service from ${args.source ? 'src/ through tsx' : 'dist/ (production build)'}`);
-  log(`settings: ${Object.entries(tuning).map(([k, v]) => `${k}=${v}`).join(' ')}, node ${startScriptFlags(PROJECT_ROOT).join(' ') || '(no flags)'}; load average at start ${loadavg()}; ${repeat} run(s) each, medians shown`);
+  log(`settings: ${Object.entries(tuning).map(([k, v]) => `${k}=${v}`).join(' ')}, ${Object.entries(startScriptEnv(PROJECT_ROOT)).map(([k, v]) => `${k}=${v} `).join('')}node ${startScriptFlags(PROJECT_ROOT).join(' ') || '(no flags)'}; load average at start ${loadavg()}; ${repeat} run(s) each, medians shown`);
   if (args.profile) mkdirSync(args.profile, { recursive: true });
 
   const service = await startService({ root: PROJECT_ROOT, source: args.source, varDir, profileDir: args.profile });

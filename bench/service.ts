@@ -28,9 +28,29 @@ export interface ServiceOptions {
  * benchmark runs the service with them, so that it measures what production runs.
  */
 export function startScriptFlags(root: string): string[] {
-  const pkg = JSON.parse(readFileSync(join(root, 'package.json'), 'utf8')) as { scripts?: Record<string, string> };
-  const start = (pkg.scripts?.start ?? '').split(/\s+/);
+  const start = startScriptWords(root);
   return start.slice(start.indexOf('node') + 1).filter((arg) => arg.startsWith('--'));
+}
+
+/**
+ * The environment the `start` script sets before `node` (glibc's `MALLOC_ARENA_MAX`), as
+ * defaults: `NAME=${NAME:-value}` gives way to the variable when the shell has it, as it does
+ * in the script.
+ */
+export function startScriptEnv(root: string, env: NodeJS.ProcessEnv = process.env): Record<string, string> {
+  const start = startScriptWords(root);
+  const out: Record<string, string> = {};
+  for (const word of start.slice(0, Math.max(0, start.indexOf('node')))) {
+    const m = /^([A-Z_][A-Z0-9_]*)=(?:\$\{\1:-([^}]*)\}|([^$]*))$/.exec(word);
+    if (!m) throw new Error(`bench: cannot read ${JSON.stringify(word)} in the start script`);
+    out[m[1]] = m[2] !== undefined ? env[m[1]] || m[2] : m[3];
+  }
+  return out;
+}
+
+function startScriptWords(root: string): string[] {
+  const pkg = JSON.parse(readFileSync(join(root, 'package.json'), 'utf8')) as { scripts?: Record<string, string> };
+  return (pkg.scripts?.start ?? '').trim().split(/\s+/);
 }
 
 export interface Service {
@@ -51,6 +71,7 @@ export async function startService(opts: ServiceOptions): Promise<Service> {
       // the slim geolocation copy is made once, not in every run's var/
       GEOIP_CACHE_DIR: join(opts.root, 'var', 'cache', 'geoip'),
       ...process.env,
+      ...startScriptEnv(opts.root),
       ...opts.env,
       PORT: '0',
       HOST: '127.0.0.1',

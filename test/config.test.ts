@@ -32,6 +32,15 @@ t.test('the Docker image runs node with the heap flags of the start script', asy
   t.same((JSON.parse(cmd![1]) as string[]).filter((a) => a.startsWith('--')), startFlags);
 });
 
+t.test('the Docker image and the start script give glibc the same number of malloc arenas', async (t) => {
+  const pkg = JSON.parse(readFileSync(join(PROJECT_ROOT, 'package.json'), 'utf8')) as { scripts: Record<string, string> };
+  const script = /(?:^|\s)MALLOC_ARENA_MAX=\$\{MALLOC_ARENA_MAX:-(\d+)\}\s+node\s/.exec(pkg.scripts.start);
+  t.ok(script, 'the start script sets it before node, unless the shell has it');
+  const image = /^ENV MALLOC_ARENA_MAX=(\d+)$/m.exec(readFileSync(join(PROJECT_ROOT, 'Dockerfile'), 'utf8'));
+  t.ok(image, 'the Dockerfile sets it');
+  t.equal(image?.[1], script?.[1]);
+});
+
 t.test('by default a large upload is read to its end (no 4034, no body limit of the framework)', async (t) => {
   const server = await startApp({}, { GEOIP_DB: 'none', POOL_THREADS: '1' });
   t.teardown(() => server.close());

@@ -29,9 +29,9 @@ export function chainSequential(stages: readonly SequentialStage[]): SequentialS
   // What the head emits goes into the tail, then to the sink: made once per sink (a job has one),
   // not once per event.
   let downstream: SequentialSink | undefined;
-  let into: SequentialSink | undefined;
+  let into!: SequentialSink;
   const through = (sink: SequentialSink): SequentialSink => {
-    if (into === undefined || sink !== downstream) {
+    if (sink !== downstream) {
       downstream = sink;
       into = { emit: (e) => tail.push(e, sink), reject: (e, c) => sink.reject(e, c) };
     }

@@ -90,9 +90,12 @@ function isPlain(enc: ResponseEncoding): boolean {
 
 export const TRAILERS = ['Job-Done', 'Service-Status', 'Service-Status-Message'];
 
-/** Header values must stay on one line of visible ASCII. */
+/**
+ * Header values must stay on one line of visible ASCII. Compatibility decomposition keeps what has
+ * an ASCII form (the messages' `…` becomes `...`, `é` becomes `e`); anything else becomes a space.
+ */
 export function headerSafe(text: string): string {
-  return text.replace(/[^\x20-\x7e]+/g, ' ').slice(0, 1000);
+  return text.normalize('NFKD').replace(/[\u0300-\u036f]/g, '').replace(/[^\x20-\x7e]+/g, ' ').slice(0, 1000);
 }
 
 /** Where a job's events go: the response (`POST /`) or a result file (`PUT /{jobID}`). */

@@ -202,6 +202,9 @@ t.test('format errors are answered before reading: 4027 naming the token, 4028',
   const badRegex = await post(url, SD_LINE, { 'Log-Format-ezproxy': '%h %{x}<[a-z+> %u' });
   t.equal(badRegex.status, 400);
   t.equal(badRegex.json<{ code: number }>().code, 4027);
+  const unclosed = await post(url, SD_LINE, { 'Log-Format-ezproxy': '%h %{bogus' });
+  t.match(unclosed.json<{ message: string }>().message, '%{bogus… at character 4');
+  t.match(unclosed.headers['service-status-message'], '%{bogus... at character 4', 'the header spells the ellipsis in ASCII');
   const badDate = await post(url, SD_LINE, { 'Log-Format-ezproxy': EZPROXY_DEFAULT, 'Date-Format': 'QQQQ' });
   t.equal(badDate.status, 400);
   t.equal(badDate.json<{ code: number }>().code, 4028);

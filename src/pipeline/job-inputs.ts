@@ -1,5 +1,5 @@
 import type { IncomingMessage } from 'node:http';
-import type { Readable } from 'node:stream';
+import { finished as streamEnded, type Readable } from 'node:stream';
 import { createGunzip, createInflate } from 'node:zlib';
 import busboy from 'busboy';
 import { StatusError } from '../status-codes.js';
@@ -23,7 +23,9 @@ async function* decompressed(stream: Readable, compression: 'gzip' | 'deflate' |
     return;
   }
   const inflater = compression === 'gzip' ? createGunzip() : createInflate();
-  stream.on('error', (err) => inflater.destroy(err));
+  // A body cut off before its end (its client gone, even after sending it all: node drops the
+  // unread part) must fail the inflater, which a pipe would leave waiting for ever.
+  const stopWatching = streamEnded(stream, { writable: false }, (err) => { if (err) inflater.destroy(err); });
   stream.pipe(inflater);
   try {
     yield* inflater;
@@ -34,6 +36,7 @@ async function* decompressed(stream: Readable, compression: 'gzip' | 'deflate' |
     }
     throw err;
   } finally {
+    stopWatching();
     stream.unpipe(inflater);
   }
 }
@@ -88,7 +91,8 @@ async function* multipartInputs(req: IncomingMessage): AsyncIterable<JobInput> {
     signal();
   };
   bb.on('error', (err) => fail(new StatusError(4007, `malformed multipart body: ${(err as Error).message}`)));
-  req.on('error', (err) => fail(err));
+  // as for a compressed body: a request cut off before its end must fail the job, not stall it
+  const stopWatching = streamEnded(req, { writable: false }, (err) => { if (err) fail(err); });
   req.pipe(bb);
   try {
     for (;;) {
@@ -106,6 +110,7 @@ async function* multipartInputs(req: IncomingMessage): AsyncIterable<JobInput> {
       await new Promise<void>((resolve) => { wake = resolve; });
     }
   } finally {
+    stopWatching();
     req.unpipe(bb);
   }
 }

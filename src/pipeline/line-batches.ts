@@ -28,7 +28,12 @@ const TIMEOUT = Symbol('timeout');
  * promise would leave a reaction on it per chunk, each keeping its chunk alive to the end.
  */
 function waitStep<T>(next: Promise<T>, timeoutMs: number, signal: AbortSignal | undefined): Promise<T | typeof TIMEOUT> {
-  if (signal?.aborted) return Promise.reject(signal.reason);
+  if (signal?.aborted) {
+    // The input fails too when the abort was its client going away: that rejection is the abort's
+    // own, and left unheard it would end the process.
+    next.catch(() => undefined);
+    return Promise.reject(signal.reason);
+  }
   if (timeoutMs === 0 && !signal) return next;
   return new Promise<T | typeof TIMEOUT>((resolve, reject) => {
     let timer: NodeJS.Timeout | undefined;

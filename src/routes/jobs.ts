@@ -202,12 +202,16 @@ async function runJob(app: FastifyInstance, request: FastifyRequest, res: Server
     };
   }
 
-  // A client that goes away aborts the job, unless its events go to a file and its upload is
-  // complete (a deferred job then ends on its own); an upload that stops sending fails it.
-  res.on('close', () => {
-    if (res.writableFinished || (mode.deferred && request.raw.complete)) return;
+  // A client that goes away aborts the job, unless its events go to a file and its upload has
+  // been read to its end (a deferred job then ends on its own: what node had received but the
+  // job not yet read is dropped with the connection); an upload that stops sending fails it.
+  // The connection may be gone already, while the job was being set up.
+  const onClose = () => {
+    if (res.writableFinished || (mode.deferred && request.raw.readableEnded)) return;
     job.abort(new StatusError(4039, 'the client closed the connection'));
-  });
+  };
+  if (res.destroyed) onClose();
+  else res.on('close', onClose);
   const idle = app.config.limits.idleUploadMs;
   if (idle > 0) {
     request.raw.setTimeout(idle, () => job.abort(new StatusError(4037, `nothing received for ${idle / 1000} s`)));

@@ -41,3 +41,23 @@ t.test('a first batch size below one line still gives whole lines', async (t) =>
   t.equal(batches[0].length, 80, 'the first line alone');
   t.equal(Buffer.concat(batches).toString(), bytes.toString());
 });
+
+t.test('an abort while the input is failing too leaves no rejection unheard', async (t) => {
+  // A client that goes away aborts its job and breaks its upload: the read pending when the job
+  // stops fails after it. Unheard, that rejection ended the whole service.
+  const unheard: unknown[] = [];
+  const listener = (reason: unknown) => unheard.push(reason);
+  process.on('unhandledRejection', listener);
+  t.teardown(() => { process.off('unhandledRejection', listener); });
+  const controller = new AbortController();
+  const gone = Object.assign(new Error('aborted'), { code: 'ECONNRESET' });
+  const source: AsyncIterable<Uint8Array> = {
+    [Symbol.asyncIterator]: () => ({
+      next: () => new Promise<IteratorResult<Uint8Array>>((_, reject) => setTimeout(() => reject(gone), 20)),
+    }),
+  };
+  controller.abort(new Error('the client closed the connection'));
+  await t.rejects(collect(source, { batchBytes: 1024, maxLineBytes: 100_000, signal: controller.signal }), /the client closed the connection/);
+  await new Promise((resolve) => setTimeout(resolve, 60));
+  t.same(unheard, [], 'no unhandled rejection');
+});

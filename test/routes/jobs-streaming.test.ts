@@ -2,6 +2,9 @@ import t, { type Test } from 'tap';
 import { request, type IncomingMessage, type ClientRequest } from 'node:http';
 import { once } from 'node:events';
 import { setTimeout as sleep } from 'node:timers/promises';
+import { connect } from 'node:net';
+import { randomUUID } from 'node:crypto';
+import { gzipSync } from 'node:zlib';
 import { startApp, EZPROXY_DEFAULT } from '../helpers/app.js';
 
 const line = (i: number, second = 0) =>
@@ -79,6 +82,45 @@ t.test('a client that goes away aborts the job and frees the workers', async (t)
   const after = await fetch(server.url, { method: 'POST', body: line(7), headers: { 'Log-Format-ezproxy': EZPROXY_DEFAULT, 'Double-Click-Removal': 'false' } });
   t.equal(after.status, 200, 'the next job runs');
   t.equal((await after.text()).split('\n').filter(Boolean).length, 2);
+});
+
+t.test('a client that sends its whole upload and closes at once leaves no job running', async (t) => {
+  // Node drops what it received but the job had not read yet when the connection closes: such a
+  // job must end (aborted), whatever reads its body (a pipe to gunzip or to the multipart parser
+  // waited for ever, and its job stayed running).
+  const body = Buffer.from(Array.from({ length: 300 }, (_, i) => line(i, i)).join(''));
+  const multipart = (name: string, data: Buffer) => Buffer.concat([
+    Buffer.from(`--xyz\r\nContent-Disposition: form-data; name="f"; filename="${name}"\r\nContent-Type: application/octet-stream\r\n\r\n`),
+    data, Buffer.from('\r\n--xyz--\r\n'),
+  ]);
+  const cases: Array<[string, 'POST' | 'PUT', Record<string, string>, Buffer]> = [
+    ['raw', 'POST', {}, body],
+    ['gzip', 'POST', { 'Content-Encoding': 'gzip' }, gzipSync(body)],
+    ['multipart', 'POST', { 'Content-Type': 'multipart/form-data; boundary=xyz' }, multipart('a.log', body)],
+    ['multipart, a .gz file', 'POST', { 'Content-Type': 'multipart/form-data; boundary=xyz' }, multipart('a.log.gz', gzipSync(body))],
+    ['deferred, gzip', 'PUT', { 'Content-Encoding': 'gzip' }, gzipSync(body)],
+    ['deferred, multipart', 'PUT', { 'Content-Type': 'multipart/form-data; boundary=xyz' }, multipart('a.log', body)],
+  ];
+  for (const [name, method, headers, data] of cases) {
+    const id = randomUUID();
+    const head = [`${method} /${method === 'PUT' ? id : ''} HTTP/1.1`, 'Host: x', `Log-Format-ezproxy: ${EZPROXY_DEFAULT}`,
+      ...Object.entries(headers).map(([k, v]) => `${k}: ${v}`), `Content-Length: ${data.length}`, '', ''].join('\r\n');
+    const socket = connect(Number(new URL(server.url).port), '127.0.0.1');
+    socket.on('error', () => undefined);
+    await once(socket, 'connect');
+    socket.end(Buffer.concat([Buffer.from(head), data]));
+    socket.destroy();
+    for (let i = 0; i < 40 && server.app.runningJobs.size === 0; i++) await sleep(25); // the job may not have started yet
+    for (let i = 0; i < 200 && server.app.runningJobs.size > 0; i++) await sleep(50);
+    t.equal(server.app.runningJobs.size, 0, `${name}: no job left running`);
+    if (method === 'PUT') {
+      const row = server.app.jobStore.get(id);
+      t.ok(row && ['aborted', 'done'].includes(row.state), `${name}: the job ended (${row?.state} ${row?.status_code ?? ''})`);
+      if (row?.state === 'aborted') t.equal(row.status_code, 4039, `${name}: as a client that went away`);
+    }
+  }
+  const after = await fetch(server.url, { method: 'POST', body: line(7), headers: { 'Log-Format-ezproxy': EZPROXY_DEFAULT, 'Double-Click-Removal': 'false' } });
+  t.equal(after.status, 200, 'the next job runs');
 });
 
 t.test('an error after the first event: an in-band marker and the status in the trailers', async (t) => {

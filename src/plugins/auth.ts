@@ -10,7 +10,9 @@ import { ApiError, sendApiError } from '../http-errors.js';
 /**
  * A route hook that either lets the request through (setting `request.user` when it logged in)
  * or answers it. Use it as `onRequest` (it also works as preValidation or preHandler): then an
- * anonymous caller is refused before its body is read or validated.
+ * anonymous caller is refused before its body is read or validated. Called from another hook,
+ * `reply.sent` says whether it refused: the reply it returns is a thenable, which `await` unwraps
+ * to undefined.
  */
 export type AuthCheck = (request: FastifyRequest, reply: FastifyReply) => Promise<FastifyReply | undefined>;
 

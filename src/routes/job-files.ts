@@ -41,8 +41,9 @@ export function reportContext(app: FastifyInstance): ReportContext {
  */
 export function jobFileAccess(app: FastifyInstance): preHandlerAsyncHookHandler {
   return async (request, reply) => {
-    const refused = await app.requireJobAccess(request, reply);
-    if (refused) return refused;
+    await app.requireJobAccess(request, reply);
+    // A reply is a thenable: awaited, a refusal gives undefined; that it was sent is what tells.
+    if (reply.sent) return reply;
     const { jobId } = request.params as FileParams;
     if (!mayAccessJob(request.user ?? null, app.jobStore.get(jobId)?.user_id)) return sendApiError(reply, new ApiError(403, 'forbidden'));
   };

@@ -147,4 +147,5 @@ t.test('job files: credentials and the salt are never recorded; the HTML report 
   const other = await fetch(`${url}/${id}/job-report.json`, { headers: { authorization: user } });
   t.equal(other.status, 403, 'another user cannot read the job');
   t.equal((await fetch(`${url}/${id}/job-report.json`)).status, 401, 'nor an anonymous client');
+  t.notMatch(ta.logs.join('\n'), /ALREADY_SENT|"level":50/, 'each refusal answered once, no error logged');
 });

@@ -15,14 +15,52 @@ function mediaType(contentType: string | undefined): string {
   return (contentType ?? '').split(';', 1)[0].trim().toLowerCase();
 }
 
-/** Decompresses when asked, turning zlib's errors into 4002. */
-async function* decompressed(stream: Readable, compression: 'gzip' | 'deflate' | undefined, what: string): AsyncIterable<Uint8Array> {
+/**
+ * The upload limit (MAX_UPLOAD_BYTES, 0: none) counts the bytes received, before decompression:
+ * `add` is told each chunk of the body as it comes and throws 4034 past the limit.
+ */
+export class UploadMeter {
+  private received = 0;
+
+  constructor(private readonly maxBytes: number) {}
+
+  add(bytes: number): void {
+    this.received += bytes;
+    if (this.maxBytes > 0 && this.received > this.maxBytes) throw new StatusError(4034, `the upload is larger than ${this.maxBytes} bytes`);
+  }
+
+  /** Counts what a piped stream gives out, failing `onOver` past the limit. */
+  watch(stream: Readable, onOver: (err: Error) => void): () => void {
+    if (this.maxBytes <= 0) return () => undefined;
+    const onData = (chunk: Uint8Array) => {
+      try {
+        this.add(chunk.length);
+      } catch (err) {
+        stream.off('data', onData);
+        onOver(err as Error);
+      }
+    };
+    // A listener beside the pipe's own: it sees every chunk, and pausing the pipe pauses it too.
+    stream.on('data', onData);
+    return () => stream.off('data', onData);
+  }
+}
+
+/**
+ * Decompresses when asked, turning zlib's errors into 4002. `meter` counts the compressed bytes,
+ * when they are the request's (not a multipart file's, counted with the whole body).
+ */
+async function* decompressed(stream: Readable, compression: 'gzip' | 'deflate' | undefined, what: string, meter?: UploadMeter): AsyncIterable<Uint8Array> {
   if (!compression) {
     // Not destroyed on an early stop: the request's socket must stay open for the error answer.
-    yield* stream.iterator({ destroyOnReturn: false });
+    for await (const chunk of stream.iterator({ destroyOnReturn: false })) {
+      meter?.add((chunk as Uint8Array).length);
+      yield chunk as Uint8Array;
+    }
     return;
   }
   const inflater = compression === 'gzip' ? createGunzip() : createInflate();
+  const stopMetering = meter?.watch(stream, (err) => inflater.destroy(err));
   // A body cut off before its end (its client gone, even after sending it all: node drops the
   // unread part) must fail the inflater, which a pipe would leave waiting for ever.
   const stopWatching = streamEnded(stream, { writable: false }, (err) => { if (err) inflater.destroy(err); });
@@ -37,20 +75,23 @@ async function* decompressed(stream: Readable, compression: 'gzip' | 'deflate' |
     throw err;
   } finally {
     stopWatching();
+    stopMetering?.();
     stream.unpipe(inflater);
   }
 }
 
 /**
  * The inputs of a job request: the raw body (decompressed when its Content-Encoding or type
- * says gzip/deflate), or each file of a multipart/form-data upload, one after the other.
+ * says gzip/deflate), or each file of a multipart/form-data upload, one after the other. A body
+ * larger than `maxUploadBytes` (0: no limit) as received fails with 4034.
  */
-export function requestInputs(req: IncomingMessage, contentEncoding: 'gzip' | 'deflate' | undefined): AsyncIterable<JobInput> {
+export function requestInputs(req: IncomingMessage, contentEncoding: 'gzip' | 'deflate' | undefined, maxUploadBytes = 0): AsyncIterable<JobInput> {
+  const meter = new UploadMeter(maxUploadBytes);
   const type = mediaType(req.headers['content-type']);
-  if (type === 'multipart/form-data') return multipartInputs(req);
+  if (type === 'multipart/form-data') return multipartInputs(req, meter);
   const compression = contentEncoding ?? (GZIP_TYPES.has(type) ? 'gzip' : undefined);
   return (async function* () {
-    yield { bytes: decompressed(req, compression, 'the request body') };
+    yield { bytes: decompressed(req, compression, 'the request body', meter) };
   })();
 }
 
@@ -64,7 +105,7 @@ interface FilePart {
  * Multipart files in upload order. Busboy hands out the next file only once the current one has
  * been read, so the files go through the job one after the other without being buffered.
  */
-async function* multipartInputs(req: IncomingMessage): AsyncIterable<JobInput> {
+async function* multipartInputs(req: IncomingMessage, meter: UploadMeter): AsyncIterable<JobInput> {
   let bb: busboy.Busboy;
   try {
     bb = busboy({ headers: req.headers, limits: { fields: 200, fieldSize: 64 * 1024, files: 10_000 } });
@@ -93,6 +134,7 @@ async function* multipartInputs(req: IncomingMessage): AsyncIterable<JobInput> {
   bb.on('error', (err) => fail(new StatusError(4007, `malformed multipart body: ${(err as Error).message}`)));
   // as for a compressed body: a request cut off before its end must fail the job, not stall it
   const stopWatching = streamEnded(req, { writable: false }, (err) => { if (err) fail(err); });
+  const stopMetering = meter.watch(req, fail);
   req.pipe(bb);
   try {
     for (;;) {
@@ -111,6 +153,7 @@ async function* multipartInputs(req: IncomingMessage): AsyncIterable<JobInput> {
     }
   } finally {
     stopWatching();
+    stopMetering();
     req.unpipe(bb);
   }
 }

@@ -1,6 +1,8 @@
 import t from 'tap';
 import { request, type IncomingMessage } from 'node:http';
 import { once } from 'node:events';
+import { randomBytes } from 'node:crypto';
+import { gzipSync } from 'node:zlib';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { startApp, EZPROXY_DEFAULT } from '../helpers/app.js';
 import { post } from '../helpers/http.js';
@@ -31,4 +33,26 @@ t.test('limits users can set: concurrent jobs (503 + Retry-After), upload size (
   t.ok([200, 413].includes(big.status));
   const text = big.status === 200 ? big.text : '';
   t.ok(big.status === 413 ? big.json<{ code: number }>().code === 4034 : /#logsift-error 4034 /.test(text), 'an upload over the limit fails with 4034');
+
+  // The limit counts the bytes received, before decompression (README, Limits).
+  const over = (r: Awaited<ReturnType<typeof post>>) => (r.status === 413 ? r.json<{ code: number }>().code === 4034 : /#logsift-error 4034 /.test(r.text));
+  const small = gzipSync(LINE.repeat(200));
+  t.ok(small.length < 10_000, `a gzip body of ${small.length} bytes, ${LINE.length * 200} once inflated`);
+  const inflated = await post(server.url, small, { 'Log-Format-ezproxy': EZPROXY_DEFAULT, 'Content-Encoding': 'gzip' });
+  t.equal(inflated.status, 200, 'a compressed upload under the limit goes through, whatever its inflated size');
+  t.equal(inflated.trailers['job-done'], 'true');
+  // lines whose URLs do not compress: over the limit as sent
+  const noisy = gzipSync(Array.from({ length: 400 }, () => LINE.replace('S0967064508000301', randomBytes(32).toString('hex'))).join(''));
+  t.ok(noisy.length > 10_000, `a gzip body of ${noisy.length} bytes`);
+  t.ok(over(await post(server.url, noisy, { 'Log-Format-ezproxy': EZPROXY_DEFAULT, 'Content-Encoding': 'gzip' })), 'a compressed upload over the limit as sent: 4034');
+  const part = (file: string, data: Buffer) => Buffer.concat([
+    Buffer.from(`--xyz\r\nContent-Disposition: form-data; name="f"; filename="${file}"\r\nContent-Type: application/octet-stream\r\n\r\n`),
+    data, Buffer.from('\r\n--xyz--\r\n'),
+  ]);
+  const multipart = { 'Log-Format-ezproxy': EZPROXY_DEFAULT, 'Content-Type': 'multipart/form-data; boundary=xyz' };
+  const smallPart = await post(server.url, part('a.log.gz', small), multipart);
+  t.equal(smallPart.status, 200, 'a multipart upload under the limit, its file inflated over it');
+  t.equal(smallPart.trailers['job-done'], 'true');
+  t.ok(over(await post(server.url, part('a.log.gz', noisy), multipart)), 'a multipart upload over the limit: 4034');
+  t.ok(over(await post(server.url, part('a.log', Buffer.from(LINE.repeat(200))), multipart)), 'and uncompressed');
 });

@@ -65,6 +65,8 @@ export async function buildApp(config: Config, logger: boolean | object = { leve
     // Uploads of many gigabytes take as long as they take: no whole-request timeout.
     requestTimeout: 0,
     bodyLimit: 1024 * 1024,
+    // Fastify's default ('array') also takes ["x"] for "x": a field is a string or is refused.
+    ajv: { customOptions: { coerceTypes: true } },
     // Loading the platforms and resources takes seconds, more on a first start (the slim copy of
     // the geolocation file is made then): Fastify's 10 s per plugin would refuse a slow machine.
     pluginTimeout: 120_000,

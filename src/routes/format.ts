@@ -7,7 +7,8 @@ import { TESTER_LIMITS } from '../pipeline/formats/tester.js';
 const Family = Type.Union(['ezproxy', 'apache', 'squid', 'bibliopam'].map((f) => Type.Literal(f)));
 
 const TestBody = Type.Object({
-  logLines: Type.String({ maxLength: TESTER_LIMITS.textBytes }),
+  // bounded by the route's body limit; the tester counts its bytes (tooMuchText)
+  logLines: Type.String(),
   format: Type.Optional(Type.String({ maxLength: 4096 })),
   proxy: Type.Optional(Family),
   dateFormat: Type.Optional(Type.String({ maxLength: TESTER_LIMITS.dateFormatChars })),

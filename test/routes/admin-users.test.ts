@@ -24,6 +24,7 @@ t.test('register: validations, then the first account becomes the administrator,
     ['an object for the address', { ...ok, userid: { $ne: null } }, 'invalidParameter'],
     ['an object for the password', { ...ok, password: { $gt: '' } }, 'invalidParameter'],
     ['an array body', [ok], 'invalidParameter'],
+    ['a one-element array for the address', { ...ok, userid: [ok.userid] }, 'invalidParameter'],
   ];
   for (const [name, payload, code] of cases) {
     const res = await register(payload);
@@ -96,6 +97,7 @@ t.test('administrators manage users', async (t) => {
       ['bad group', { userid: 'dan@example.org', password: 'Dan-password-12', group: 'root' }, 400, 'invalidGroup'],
       ['weak password', { userid: 'dan@example.org', password: 'dan@example.org1' }, 400, 'weakPassword'],
       ['object group', { userid: 'dan@example.org', password: 'Dan-password-12', group: { $ne: 'user' } }, 400, 'invalidParameter'],
+      ['one-element array group', { userid: 'dan@example.org', password: 'Dan-password-12', group: ['admin'] }, 400, 'invalidParameter'],
     ] as const) {
       const res = await create(payload);
       t.equal(res.statusCode, status, name);

@@ -40,7 +40,10 @@ t.test('PUT /api/format/logparser', async (t) => {
     t.match(bad.json(), { message: 'invalidFormat', detail: /unknown EZproxy directive %Q/, position: 3 });
     t.equal((await put({ logLines: LINE, dateFormat: 'YYYY-QQ' })).json().message, 'invalidDateFormat');
     t.equal((await put({ logLines: 'x'.repeat(9000) })).json().message, 'lineTooLong');
-    t.equal((await put({ logLines: `${'x'.repeat(100)}\n`.repeat(700) })).statusCode, 400, 'more text than the limit');
+    const tooMuch = await put({ logLines: `${'x'.repeat(100)}\n`.repeat(700) });
+    t.equal(tooMuch.statusCode, 400, 'more text than the limit');
+    t.equal(tooMuch.json().message, 'tooMuchText', 'said as such, in ASCII as in other scripts');
+    t.equal((await put({ logLines: `${'é'.repeat(100)}\n`.repeat(400) })).json().message, 'tooMuchText');
     t.equal((await put({ logLines: LINE, proxy: 'nginx' })).statusCode, 400);
     t.equal((await put({ format: '%h' })).statusCode, 400, 'logLines is required');
   });

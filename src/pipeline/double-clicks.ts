@@ -29,11 +29,20 @@ export interface DoubleClickOptions {
 
 const NOT_WINDOWS = new Set(['removal', 'strategy', 'mode', 'c-field', 'l-field', 'i-field', 'mixed']);
 const COUNTER5_WINDOW = 30;
+/**
+ * The events of a window are held back until it closes: a longer window holds more of them, and
+ * one of days would hold a whole log in memory. An hour is far beyond any counting rule.
+ */
+export const MAX_WINDOW_SECONDS = 3600;
 
 function seconds(name: string, value: string): number {
   const v = value.trim();
   if (!/^\d+$/.test(v)) throw new StatusError(4031, `${name}: expected a whole number of seconds, got ${JSON.stringify(value)}`);
-  return Number(v);
+  const n = Number(v);
+  if (n > MAX_WINDOW_SECONDS) {
+    throw new StatusError(4031, `${name}: at most ${MAX_WINDOW_SECONDS} seconds (the events of a window wait for it to close), got ${v}`);
+  }
+  return n;
 }
 
 /** Reads the Double-Click-* headers (names lower-cased, as Node gives them). */

@@ -11,9 +11,11 @@ t.test('headers', async (t) => {
   t.match(o, { strategy: 'LCI', fields: { L: 'user' }, windows: { epub: 60 } });
   t.equal(readDoubleClickOptions({ 'double-click-removal': 'FALSE' }).enabled, false);
   t.same(readDoubleClickOptions({ 'double-click-mode': 'counter5', 'double-click-html': '5' }).windows, { misc: 30 }, 'COUNTER 5: one 30 s window');
-  for (const bad of [{ 'double-click-strategy': 'CLIX' }, { 'double-click-strategy': 'LL' }, { 'double-click-html': '-1' }, { 'double-click-pdf': '' }, { 'double-click-mixed': 'x' }, { 'double-click-mode': 'x' }, { 'double-click-x.y': '3' }]) {
+  for (const bad of [{ 'double-click-strategy': 'CLIX' }, { 'double-click-strategy': 'LL' }, { 'double-click-html': '-1' }, { 'double-click-pdf': '' }, { 'double-click-mixed': 'x' }, { 'double-click-mode': 'x' }, { 'double-click-x.y': '3' },
+    { 'double-click-html': '99999999999999999999' }, { 'double-click-mixed': '3601' }]) {
     t.throws(() => readDoubleClickOptions(bad), { code: 4031 }, JSON.stringify(bad));
   }
+  t.equal(readDoubleClickOptions({ 'double-click-pdf': '3600' }).windows.pdf, 3600, 'an hour at most');
   t.same(doubleClickReport(readDoubleClickOptions({ 'double-click-removal': 'false' })), { activated: false });
   t.match(doubleClickReport(defaults), { activated: true, strategy: 'CLI', 'window-html': 10 });
 });

@@ -589,7 +589,7 @@ export class Job {
   }
 
   private async terminate(err: unknown): Promise<JobOutcome> {
-    const error = isStatusError(err) ? err : clientGone(err) ? new StatusError(4039, 'the client closed the connection')
+    const error = isStatusError(err) ? err : clientGone(err) ? new StatusError(4039, 'the upload broke off')
       : new StatusError(5000, (err as Error)?.message ?? String(err));
     if (!this.failure) this.failure = error;
     if (!this.abortController.signal.aborted) this.abortController.abort(error);

@@ -146,7 +146,7 @@ async function handleJobRequest(app: FastifyInstance, request: FastifyRequest, r
     return refuse(isStatusError(err) ? err : new StatusError(5000, (err as Error).message));
   }
   const limit = app.config.limits.maxConcurrentJobs;
-  if (limit > 0 && app.runningJobs.size >= limit) return refuse(new StatusError(5004, `${limit} jobs are running`), { 'Retry-After': '30' });
+  if (limit > 0 && app.runningJobs.size >= limit) return refuse(new StatusError(5004, `${limit} ${limit === 1 ? 'job is' : 'jobs are'} running, the most MAX_CONCURRENT_JOBS allows`), { 'Retry-After': '30' });
   reply.hijack();
   await runJob(app, request, reply.raw, options, lease, mode, setting);
 }
@@ -208,7 +208,7 @@ async function runJob(app: FastifyInstance, request: FastifyRequest, res: Server
   // The connection may be gone already, while the job was being set up.
   const onClose = () => {
     if (res.writableFinished || (mode.deferred && request.raw.readableEnded)) return;
-    job.abort(new StatusError(4039, 'the client closed the connection'));
+    job.abort(new StatusError(4039, mode.deferred ? 'before the service had read the whole upload' : 'before the answer was complete'));
   };
   if (res.destroyed) onClose();
   else res.on('close', onClose);

@@ -80,7 +80,11 @@ export default async function jobFileRoutes(app: FastifyInstance, opts: JobFiles
 
   const checkNames = async (request: FastifyRequest, reply: FastifyReply) => {
     const { jobId, file } = request.params as FileParams;
-    if (!isJobId(jobId)) return notFound(reply, 'jobNotFound');
+    // not a job's path at all (`/info/nosuch`): the service's own 404, not a job's
+    if (!isJobId(jobId)) {
+      reply.callNotFound();
+      return reply;
+    }
     if (file !== undefined && !isServedFileName(file)) return notFound(reply, 'fileNotFound');
   };
   const hooks = { preValidation: checkNames, preHandler: opts.access ? [opts.access] : [] };

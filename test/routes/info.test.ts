@@ -66,6 +66,10 @@ t.test('vocabulary: /info/rid, /rtype, /mime (and .json), /fields', async (t) =>
   const desc = (await ta.inject({ url: '/info/mime?sort=desc' })).json() as Array<{ code: string }>;
   t.same(desc.map((i) => i.code), asc.map((i) => i.code).reverse());
 
+  const unknown = await ta.inject({ url: '/info/nosuch' });
+  t.equal(unknown.statusCode, 404, 'an unknown information route');
+  t.match(unknown.json(), { message: 'Route GET:/info/nosuch not found' }, 'said as a route, not as a job');
+
   const fields = await ta.inject({ url: '/info/fields.json' });
   t.equal(fields.statusCode, 200);
   const all = fields.json() as Record<string, unknown>;

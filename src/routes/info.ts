@@ -1,7 +1,33 @@
+import { randomUUID } from 'node:crypto';
 import type { FastifyInstance } from 'fastify';
 import { Type } from '@fastify/type-provider-typebox';
 import { STATUS_CODES } from '../status-codes.js';
 import { describePlatforms, PlatformInfoSchema } from '../platforms/platform-info.js';
+import type { PlatformSource } from '../platforms/loader.js';
+import { DomainRouter } from '../platforms/router.js';
+import { DEFAULT_MIDDLEWARES, BUILTIN_MIDDLEWARES } from '../pipeline/middlewares.js';
+
+const DomainPlatform = Type.Object({
+  platform: Type.String(),
+  platformName: Type.Optional(Type.String()),
+  publisherName: Type.Optional(Type.String()),
+  manifest: Type.Record(Type.String(), Type.Unknown()),
+});
+
+interface RoutedSource {
+  readonly name: string;
+  readonly priority: number;
+  readonly hostPriority?: Readonly<Record<string, number>>;
+  readonly source: PlatformSource;
+}
+
+/** The domain router over the platforms' manifests, as the workers make theirs. */
+function routerOver(sources: readonly PlatformSource[]): DomainRouter<RoutedSource> {
+  return new DomainRouter(sources.map((source) => ({
+    platform: { name: source.manifest.name, priority: source.manifest.priority ?? 0, hostPriority: source.manifest['host-priority'], source },
+    domains: [...source.manifest.domains, ...(source.manifest['kb-domains'] ?? [])],
+  })));
+}
 
 /** The information routes, under /info and (for 3.x clients) /api/info. */
 export default async function infoRoutes(app: FastifyInstance): Promise<void> {
@@ -34,6 +60,43 @@ export default async function infoRoutes(app: FastifyInstance): Promise<void> {
       response: { 200: Type.Array(PlatformInfoSchema) },
     },
   }, async (request) => describePlatforms(app.platforms.sources, (request.query as { status?: string }).status));
+
+  // what the reference gives: a text UUID (v4 here)
+  app.get('/uuid', { schema: { response: { 200: Type.String() } } }, async (_request, reply) => reply.type('text/plain; charset=utf-8').send(randomUUID()));
+
+  // The reference's allow-list only: nothing else of the configuration is public.
+  app.get('/config', {
+    schema: { response: { 200: Type.Object({ EZPAARSE_IGNORED_DOMAINS: Type.Array(Type.String()) }) } },
+  }, async () => ({ EZPAARSE_IGNORED_DOMAINS: [...app.platforms.resources.data.exclusions.domains] }));
+
+  // The platforms a job would try for a host, best first (exact host names, as jobs do by
+  // default); [] when none. Never a server path. The router is made at the first question, and
+  // again after a platforms update.
+  let routed: { sources: readonly PlatformSource[]; router: DomainRouter<RoutedSource> } | undefined;
+  app.get('/domains/:domain', {
+    schema: { params: Type.Object({ domain: Type.String({ maxLength: 255 }) }), response: { 200: Type.Array(DomainPlatform) } },
+  }, async (request) => {
+    const domain = (request.params as { domain: string }).domain.toLowerCase();
+    if (!/^[a-z0-9.-]+$/.test(domain)) return [];
+    const sources = app.platforms.sources;
+    if (routed?.sources !== sources) routed = { sources, router: routerOver(sources) };
+    return routed.router.lookup(domain).map(({ source }) => ({
+      platform: source.manifest.name,
+      platformName: source.manifest.longname,
+      publisherName: source.manifest.publisher_name,
+      manifest: source.manifest as unknown as Record<string, unknown>,
+    }));
+  });
+
+  // `config`: the chain jobs run by default; `enabled`: the same (no other list is kept);
+  // `available`: the extra steps loaded from the middlewares folder that the chain leaves out.
+  app.get('/middlewares', {
+    schema: { response: { 200: Type.Object({ config: Type.Array(Type.String()), enabled: Type.Array(Type.String()), available: Type.Array(Type.String()) }) } },
+  }, async () => {
+    const config = [...(app.config.middlewares ?? DEFAULT_MIDDLEWARES)];
+    const known = [...BUILTIN_MIDDLEWARES as readonly string[], ...app.platforms.resources.middlewareModules.keys()];
+    return { config, enabled: config, available: known.filter((name) => !config.includes(name)) };
+  });
 
   app.get('/platforms/count', { schema: { response: { 200: Type.String() } } }, async (_request, reply) =>
     reply.type('text/plain; charset=utf-8').send(String(app.platforms.sources.length)));

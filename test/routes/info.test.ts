@@ -244,3 +244,32 @@ t.test('unknown information paths answer a JSON 404', async (t) => {
     t.match(res.headers['content-type'], /^application\/json/);
   }
 });
+
+t.test('the reference\'s other information routes: uuid, config, domains, middlewares', async (t) => {
+  const exclusions = join(await tempDir(t), 'exclusions');
+  await mkdir(exclusions, { recursive: true });
+  await writeFile(join(exclusions, 'domains.txt'), '# ignored sites\nWWW.Bing.com\n');
+  const ta = await testApp(t, { PLATFORMS_DIR: await platformsDir(t), EXCLUSIONS_DIRS: exclusions });
+  for (const prefix of ['/info', '/api/info']) {
+    const uuid = await ta.inject({ url: `${prefix}/uuid` });
+    t.equal(uuid.statusCode, 200);
+    t.match(uuid.headers['content-type'], /^text\/plain/);
+    t.match(uuid.body, /^[0-9a-f]{8}-[0-9a-f]{4}-4[0-9a-f]{3}-[89ab][0-9a-f]{3}-[0-9a-f]{12}$/, 'a version-4 UUID');
+    t.not(uuid.body, (await ta.inject({ url: `${prefix}/uuid` })).body, 'a new one each time');
+
+    const config = (await ta.inject({ url: `${prefix}/config` })).json() as { EZPAARSE_IGNORED_DOMAINS: string[] };
+    t.same(Object.keys(config), ['EZPAARSE_IGNORED_DOMAINS'], 'nothing else of the configuration');
+    t.ok(config.EZPAARSE_IGNORED_DOMAINS.includes('www.bing.com'), 'the ignored domains, the added folder\'s too');
+
+    const odd = (await ta.inject({ url: `${prefix}/domains/ODD.example.org` })).json() as Array<Record<string, unknown>>;
+    t.match(odd, [{ platform: 'odd', platformName: 'Odd', manifest: { name: 'odd', domains: ['odd.example.org'] } }], 'the platform of a host');
+    t.notMatch(JSON.stringify(odd), /\/(tmp|work|var)\//, 'no server path');
+    t.same((await ta.inject({ url: `${prefix}/domains/nowhere.example.org` })).json(), [], 'none: []');
+    t.same((await ta.inject({ url: `${prefix}/domains/a%20b` })).json(), [], 'not a host name: []');
+
+    const mw = (await ta.inject({ url: `${prefix}/middlewares` })).json() as { config: string[]; enabled: string[]; available: string[] };
+    t.same(mw.config, ['filter', 'parser', 'deduplicator', 'enhancer', 'geolocalizer', 'on-campus-counter', 'qualifier', 'anonymizer'], 'the default chain');
+    t.same(mw.enabled, mw.config);
+    t.ok(mw.available.every((name) => !mw.config.includes(name)), 'available: what the chain leaves out');
+  }
+});

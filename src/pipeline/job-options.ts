@@ -163,7 +163,7 @@ function readTraceLevel(value: string | undefined): TraceLevel {
   if (!v) return 'info';
   if (v === 'silly') return 'debug';
   if (!(TRACE_LEVELS as readonly string[]).includes(v)) {
-    throw new StatusError(4030, `Traces-Level: ${JSON.stringify(value)} (known: ${TRACE_LEVELS.join(', ')})`);
+    throw new StatusError(4030, `Traces-Level: ${JSON.stringify(value)} (known: ${TRACE_LEVELS.join(', ')}, and silly as debug)`);
   }
   return v as TraceLevel;
 }

@@ -71,6 +71,7 @@ t.test('Traces-Level keeps the traces at or above the level asked for', async (t
   t.equal(bad.status, 400);
   t.equal(JSON.parse(bad.body).code, 4030);
   t.equal(bad.headers.get('service-status'), '4030');
+  t.match(bad.headers.get('service-status-message'), /known: error, warn, info, verbose, debug, and silly as debug/, 'the message names every level it takes');
 });
 
 t.test('a failed job traces its error and reports its status', async (t) => {

@@ -49,6 +49,8 @@ export interface JobOptions {
   readonly requestCharset: string;
   /** Content-Encoding of the request body */
   readonly contentEncoding?: 'gzip' | 'deflate';
+  /** the body's CSV content type, when it has one: ezPAARSE re-injected such bodies as events */
+  readonly csvContentType?: string;
   readonly output: OutputFormat;
   readonly outputFields: OutputFieldsSpec;
   /** columns added by the per-event stages, in chain order (geolocation…) */
@@ -156,6 +158,17 @@ function readRejectFiles(value: string | undefined): Set<RejectCategory> {
     set.add(name);
   }
   return set;
+}
+
+/** The content types ezPAARSE read as a CSV file of events (reference 1.2). */
+const CSV_TYPES = new Set([
+  'text/csv', 'text/x-csv', 'application/csv', 'application/x-csv', 'text/comma-separated-values',
+  'text/x-comma-separated-values', 'application/vnd.ms-excel',
+]);
+
+function csvContentType(value: string | undefined): string | undefined {
+  const type = value?.split(';', 1)[0].trim().toLowerCase();
+  return type && CSV_TYPES.has(type) ? type : undefined;
 }
 
 function readTraceLevel(value: string | undefined): TraceLevel {
@@ -289,6 +302,7 @@ export function readJobOptions(headers: RequestHeaders, ctx: OptionsContext): Jo
     maxParseAttempts: readMaxParseAttempts(header(headers, 'max-parse-attempts')),
     requestCharset,
     contentEncoding: readContentEncoding(header(headers, 'content-encoding')),
+    csvContentType: csvContentType(header(headers, 'content-type')),
     output,
     outputFields,
     stageFields: chain.stageFields,

@@ -269,13 +269,19 @@ export class Job {
       }
       await this.settle();
       if (this.failure) throw this.failure;
-      if (!this.parsedAny) throw new StatusError(4003, this.linesRead === 0 ? 'the request held no line' : `none of the ${this.linesRead} lines read matches the log format`);
+      if (!this.parsedAny) throw new StatusError(4003, this.linesRead === 0 ? 'the request held no line' : `none of the ${this.linesRead} lines read matches the log format${this.csvHint()}`);
       this.sequential.end(this.sink);
       this.flushEvents();
       return await this.complete();
     } catch (err) {
       return await this.terminate(err);
     }
+  }
+
+  /** What a body sent as CSV is told when no line matched: ezPAARSE read such bodies as events. */
+  private csvHint(): string {
+    const csv = this.options.csvContentType;
+    return csv ? `; the body was sent as ${csv}: logsift reads proxy log lines, and does not re-inject a CSV file of events as ezPAARSE did` : '';
   }
 
   /** Bytes read, decompressed (the upload limit counts them as received: job-inputs.ts). */
@@ -325,7 +331,7 @@ export class Job {
         rejected.push(line);
         this.traces.warn(`Line ${this.linesRead} does not match the log format: ${line.slice(0, 300)}`);
         if (this.gateFailures >= this.options.maxParseAttempts) {
-          throw new StatusError(4003, `the first ${this.gateFailures} lines do not match ${this.options.format ? 'the given log format' : 'any known log format'} (Max-Parse-Attempts)`);
+          throw new StatusError(4003, `the first ${this.gateFailures} lines do not match ${this.options.format ? 'the given log format' : 'any known log format'} (Max-Parse-Attempts)${this.csvHint()}`);
         }
         return true;
       });

@@ -9,7 +9,7 @@ import { DEFAULT_MIDDLEWARES, BUILTIN_MIDDLEWARES } from '../pipeline/middleware
 
 const DomainPlatform = Type.Object({
   platform: Type.String(),
-  platformName: Type.Optional(Type.String()),
+  platformName: Type.String(),
   publisherName: Type.Optional(Type.String()),
   manifest: Type.Record(Type.String(), Type.Unknown()),
 });

@@ -49,6 +49,27 @@ function waitStep<T>(next: Promise<T>, timeoutMs: number, signal: AbortSignal | 
   });
 }
 
+function lineTooLong(max: number): StatusError {
+  return new StatusError(4022, `a line is longer than ${max} bytes without a line break: the input is not a log, or a line is absurdly long`);
+}
+
+/**
+ * Throws 4022 when a line that ends in `chunk` is longer than `max`: the one it completes (its
+ * first `pending` bytes came in earlier chunks) or, in a chunk longer than `max`, one wholly inside
+ * it. The pending part alone is checked at each chunk's end; a line can be long without ever being
+ * that long at a chunk's end.
+ */
+function checkEndedLines(chunk: Uint8Array, pending: number, lastNewline: number, max: number): void {
+  const firstNewline = chunk.indexOf(NEWLINE);
+  if (pending + firstNewline > max) throw lineTooLong(max);
+  if (lastNewline - firstNewline <= max) return;
+  for (let start = firstNewline + 1; start <= lastNewline;) {
+    const end = chunk.indexOf(NEWLINE, start);
+    if (end - start > max) throw lineTooLong(max);
+    start = end + 1;
+  }
+}
+
 /**
  * Cuts a byte stream into batches of whole lines without looking at each line: only the last
  * newline of each chunk is searched. Each batch owns its memory (an ArrayBuffer of its own) so
@@ -102,10 +123,13 @@ export async function* lineBatches(source: AsyncIterable<Uint8Array>, opts: Batc
       }
       if (chunk.length === 0) continue;
       const lastNewline = chunk.lastIndexOf(NEWLINE);
-      pendingLine = lastNewline < 0 ? pendingLine + chunk.length : chunk.length - lastNewline - 1;
-      if (pendingLine > opts.maxLineBytes) {
-        throw new StatusError(4022, `a line is longer than ${opts.maxLineBytes} bytes without a line break: the input is not a log, or a line is absurdly long`);
+      if (lastNewline < 0) {
+        pendingLine += chunk.length;
+      } else {
+        checkEndedLines(chunk, pendingLine, lastNewline, opts.maxLineBytes);
+        pendingLine = chunk.length - lastNewline - 1;
       }
+      if (pendingLine > opts.maxLineBytes) throw lineTooLong(opts.maxLineBytes);
       pieces.push(chunk);
       size += chunk.length;
       if (size >= target && size > pendingLine) yield take(size - pendingLine);

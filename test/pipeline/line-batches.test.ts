@@ -61,3 +61,18 @@ t.test('an abort while the input is failing too leaves no rejection unheard', as
   await new Promise((resolve) => setTimeout(resolve, 60));
   t.same(unheard, [], 'no unhandled rejection');
 });
+
+t.test('a line over the limit fails with 4022 wherever the chunks cut it', async (t) => {
+  const long = 'x'.repeat(1500);
+  const text = Buffer.from(`a\n${long}\nb\n`);
+  const chunked = (size: number): AsyncIterable<Uint8Array> => (async function* () {
+    for (let i = 0; i < text.length; i += size) yield text.subarray(i, i + size);
+  })();
+  // 900-byte chunks: never 1,000 bytes pending at a chunk's end, the line is 1,500 long
+  for (const size of [900, 700, 64, text.length]) {
+    await t.rejects(collect(chunked(size), { batchBytes: 1024, maxLineBytes: 1000 }), { code: 4022 }, `chunks of ${size} bytes`);
+  }
+  const fine = Buffer.from(`a\n${'x'.repeat(1000)}\nb\n`);
+  const out = await collect((async function* () { yield fine.subarray(0, 900); yield fine.subarray(900); })(), { batchBytes: 1024, maxLineBytes: 1000 });
+  t.equal(Buffer.concat(out).toString(), fine.toString(), 'a line of exactly the limit goes through');
+});

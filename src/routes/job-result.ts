@@ -7,6 +7,7 @@ import { mayAccessJob } from '../plugins/auth.js';
 import { errorBody, ErrorBody } from '../http-errors.js';
 import { findResultFile, isJobId, jobDir } from '../pipeline/job-files.js';
 import type { JobRow } from '../db/jobs.js';
+import { contentTypeWithCharset, parseResponseEncoding } from '../pipeline/writers/encoding.js';
 
 const JobParams = Type.Object({ jobId: Type.String({ maxLength: 64 }) });
 
@@ -48,6 +49,16 @@ export const JobProgressSchema = Type.Object({
 export function attachment(name: string): string {
   const ascii = name.replace(/[^\x20-\x7e]|["\\%]/g, '_');
   return `attachment; filename="${ascii}"; filename*=UTF-8''${encodeURIComponent(name)}`;
+}
+
+/** The charset the job wrote its result in: its Response-Charset, as recorded with its headers. */
+function resultCharset(row: JobRow | undefined): string {
+  const headers = parseJson(row?.request_headers ?? null) as Record<string, string> | undefined;
+  try {
+    return parseResponseEncoding(headers?.['response-charset'], undefined).charset;
+  } catch {
+    return 'utf-8';
+  }
 }
 
 const perSecond = (n: number, ms: number) => (ms > 0 ? Math.round((n * 1000) / ms) : 0);
@@ -99,8 +110,9 @@ export default async function jobResultRoutes(instance: FastifyInstance): Promis
     const last = file.slice(file.lastIndexOf('.') + 1);
     const wanted = request.query.filename?.trim();
     const name = wanted ? `${wanted}.${last}` : `${jobId.slice(0, 8)}_${file}`;
+    const type = RESULT_TYPES[last] ?? 'application/octet-stream';
     reply
-      .type(RESULT_TYPES[last] ?? 'application/octet-stream')
+      .type(type.includes('charset=') ? contentTypeWithCharset(type, resultCharset(app.jobStore.get(jobId))) : type)
       .header('Content-Disposition', attachment(name))
       .header('Content-Length', info.size)
       .header('Cache-Control', 'no-store')

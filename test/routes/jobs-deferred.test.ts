@@ -33,6 +33,19 @@ const get = (path: string, headers: Record<string, string> = {}) => fetch(`${url
 /** A JSON answer's fields (tests read a few of them). */
 const json = async (res: Response) => (await res.json()) as Record<string, unknown>;
 
+t.test('the download says the charset the result was written in', async (t) => {
+  const id = randomUUID();
+  const res = await put(id, LOG.replace(/USER1 /g, 'JÉRÔME '), { 'Log-Format-ezproxy': '%h %l %{login}<[^ ]+> %t "%r" %s %b', Accept: 'text/csv', 'Response-Charset': 'latin1' });
+  t.equal(res.trailers['job-done'], 'true');
+  const download = await get(`/${id}`);
+  t.equal(download.headers.get('content-type'), 'text/csv; charset=latin1', 'as POST / would announce it');
+  const bytes = Buffer.from(await download.arrayBuffer());
+  t.ok(bytes.includes(Buffer.from('J\xc9R\xd4ME', 'latin1')), 'latin1 bytes');
+  const plain = randomUUID();
+  await put(plain, LOG, { 'Log-Format-ezproxy': EZPROXY_DEFAULT, Accept: 'text/csv' });
+  t.equal((await get(`/${plain}`)).headers.get('content-type'), 'text/csv; charset=utf-8');
+});
+
 t.test('PUT /{jobID}: events go to the result file, the response gets a heartbeat', async (t) => {
   const id = randomUUID();
   const res = await put(id, LOG, { 'Log-Format-ezproxy': EZPROXY_DEFAULT, Accept: 'text/csv' });

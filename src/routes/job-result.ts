@@ -95,7 +95,8 @@ export default async function jobResultRoutes(instance: FastifyInstance): Promis
     if (o.known && !mayAccessJob(request.user, o.userId)) return reply.code(403).send(errorBody(403, 'forbidden'));
   };
 
-  app.get('/:jobId', {
+  // `/{jobID}/` too: the reference's route takes an optional trailing slash
+  for (const path of ['/:jobId', '/:jobId/']) app.get(path, {
     onRequest: [checkId, app.requireJobAccess],
     preHandler: checkJob,
     schema: { params: JobParams, querystring: Type.Object({ filename: Type.Optional(Type.String({ maxLength: 200 })) }) },

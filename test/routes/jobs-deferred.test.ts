@@ -44,6 +44,9 @@ t.test('the download says the charset the result was written in', async (t) => {
   const plain = randomUUID();
   await put(plain, LOG, { 'Log-Format-ezproxy': EZPROXY_DEFAULT, Accept: 'text/csv' });
   t.equal((await get(`/${plain}`)).headers.get('content-type'), 'text/csv; charset=utf-8');
+  const slash = await get(`/${plain}/`);
+  t.equal(slash.status, 200, 'GET /{jobID}/ as well (the reference\'s optional trailing slash)');
+  t.match(slash.headers.get('content-disposition'), /^attachment; /);
 });
 
 t.test('PUT /{jobID}: events go to the result file, the response gets a heartbeat', async (t) => {

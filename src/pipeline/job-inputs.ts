@@ -108,7 +108,8 @@ interface FilePart {
 async function* multipartInputs(req: IncomingMessage, meter: UploadMeter): AsyncIterable<JobInput> {
   let bb: busboy.Busboy;
   try {
-    bb = busboy({ headers: req.headers, limits: { fields: 200, fieldSize: 64 * 1024, files: 10_000 } });
+    // file names as browsers and curl send them: UTF-8 (busboy's default reads them as Latin-1)
+    bb = busboy({ headers: req.headers, defParamCharset: 'utf8', limits: { fields: 200, fieldSize: 64 * 1024, files: 10_000 } });
   } catch (err) {
     throw new StatusError(4007, (err as Error).message);
   }

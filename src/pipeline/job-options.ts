@@ -88,7 +88,18 @@ export interface JobOptions {
 export function header(headers: RequestHeaders, name: string): string | undefined {
   const v = headers[name.toLowerCase()];
   if (v === undefined) return undefined;
-  return Array.isArray(v) ? v.join(', ') : v;
+  return utf8Header(Array.isArray(v) ? v.join(', ') : v);
+}
+
+/**
+ * Node reads a header's bytes as Latin-1; clients (curl, scripts) send UTF-8. Bytes that form
+ * UTF-8 are read as such (`Output-Fields: +café`, a user agent, a salt); anything else stays as it
+ * came, as do values already decoded (predefined settings, defaults).
+ */
+export function utf8Header(value: string): string {
+  if (!/[\x80-\xff]/.test(value) || /[^\x00-\xff]/.test(value)) return value;
+  const decoded = Buffer.from(value, 'latin1').toString('utf8');
+  return decoded.includes('\ufffd') ? value : decoded;
 }
 
 function flag(value: string | undefined, fallback: boolean): boolean {

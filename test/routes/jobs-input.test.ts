@@ -67,14 +67,14 @@ t.test('gzip bodies: by Content-Encoding, by content type; deflate; errors 4002,
 t.test('multipart: several files, gzip or not, into one job', async (t) => {
   const form = multipart([
     { name: 'a.log', type: 'text/plain', data: SD_LINE },
-    { name: 'b.log.gz', type: 'application/gzip', data: gzipSync(SD_LINE2) },
+    { name: 'b é.log.gz', type: 'application/gzip', data: gzipSync(SD_LINE2) },
   ], { comment: 'ignored field' });
   const res = await post(url, form.body, { ...FORMAT, 'Content-Type': form.type, Accept: 'application/json' });
   t.equal(res.status, 200);
   const events = res.json<Array<{ unitid: string }>>();
   t.same(events.map((e) => e.unitid), ['S0967064508000301', 'S0960982213001917']);
   const report = JSON.parse(readFileSync(`${server.varDir}/jobs/${res.headers['job-id']}/report.json`, 'utf8'));
-  t.same(report.files, { 1: 'a.log', 2: 'b.log.gz' });
+  t.same(report.files, { 1: 'a.log', 2: 'b é.log.gz' }, 'file names as sent, in UTF-8');
   const none = multipart([], { only: 'a field' });
   const empty = await post(url, none.body, { ...FORMAT, 'Content-Type': none.type });
   t.equal(empty.status, 400, 'no file part: no line');
@@ -160,4 +160,18 @@ t.test('a CSV of events (ezPAARSE re-injected them) is refused with a message th
   t.match(res.headers['service-status-message'], /sent as text\/csv: logsift reads proxy log lines/);
   const plain = await post(url, rows, { 'Content-Type': 'text/plain' });
   t.notMatch(plain.headers['service-status-message'], /CSV/, 'other bodies: the plain message');
+});
+
+t.test('header values sent as UTF-8 are read as UTF-8', async (t) => {
+  // node's client writes a header's characters as Latin-1 bytes (when the body is not a string,
+  // which it would encode with them): these are the UTF-8 bytes of the text, as curl sends them
+  const utf8 = (text: string) => Buffer.from(text).toString('latin1');
+  const res = await post(url, Buffer.from(SD_LINE), { ...FORMAT, 'Output-Fields': utf8('+café'), 'User-Agent': utf8('Mözilla/5.0'), 'Crypted-Fields': 'none' });
+  t.equal(res.status, 200);
+  t.ok(res.text.split('\n')[0].split(';').includes('café'), 'the column named as written');
+  const report = JSON.parse(readFileSync(`${server.varDir}/jobs/${res.headers['job-id']}/report.json`, 'utf8'));
+  t.equal(report.general['client-user-agent'], 'Mözilla/5.0');
+  const latin1 = await post(url, Buffer.from(SD_LINE), { ...FORMAT, 'User-Agent': 'M\xf6zilla/5.0' });
+  const other = JSON.parse(readFileSync(`${server.varDir}/jobs/${latin1.headers['job-id']}/report.json`, 'utf8'));
+  t.equal(other.general['client-user-agent'], 'Mözilla/5.0', 'bytes that are not UTF-8 stay Latin-1');
 });

@@ -163,6 +163,9 @@ function readRejectFiles(value: string | undefined): Set<RejectCategory> {
   const set = new Set<RejectCategory>();
   for (const item of v.split(',').map((s) => s.trim()).filter(Boolean)) {
     const name = item;
+    if (name === 'all' || name === 'none') {
+      throw new StatusError(4029, `Reject-Files: ${name} stands alone; list categories without it (${REJECT_CATEGORIES.join(', ')})`);
+    }
     if (!isRejectCategory(name)) {
       throw new StatusError(4029, `Reject-Files: unknown category ${JSON.stringify(item)} (known: all, none, ${REJECT_CATEGORIES.join(', ')})`);
     }

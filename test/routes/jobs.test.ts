@@ -220,6 +220,9 @@ t.test('other header errors: 4015, 4029, 4030, 4033', async (t) => {
     t.equal(res.status, http, `${h}: ${v}`);
     t.equal(res.json<{ code: number }>().code, code, `${h}: ${v}`);
   }
+  const mixed = await post(url, SD_LINE, { 'Reject-Files': 'none,all' });
+  t.equal(mixed.json<{ code: number }>().code, 4029);
+  t.match(mixed.headers['service-status-message'], /none stands alone/, 'none or all with others: said so, not "unknown"');
 });
 
 t.test('custom fields and quotes (custom-fields-test)', async (t) => {

@@ -1,5 +1,5 @@
-import { mkdir, open, readFile, rename, rm } from 'node:fs/promises';
-import { dirname } from 'node:path';
+import { copyFile, mkdir, open, readFile, rename, rm, stat } from 'node:fs/promises';
+import { dirname, join } from 'node:path';
 import { fs, git, http, resolveCommit, type Repo } from './git.js';
 
 /** An update's refusal or failure: its HTTP status and the stable message code clients match. */
@@ -53,24 +53,60 @@ export async function restorePosition(repo: Repo, pos: Position): Promise<void> 
 }
 
 /**
- * Runs `change` (which moves refs and files); when it throws, the refs and the tracked files go
- * back to `pos` before the error goes on: a failed update leaves the part as it was.
+ * Files that `toOid` tracks and `fromOid` does not, and that are in the folder already (untracked):
+ * checking `toOid` out replaces them, and going back to `fromOid` would delete them.
  */
-export async function withRollback<T>(repo: Repo, pos: Position, change: () => Promise<T>): Promise<T> {
+export async function untrackedInTheWay(repo: Repo, fromOid: string, toOid: string): Promise<string[]> {
+  const before = new Set(await git.listFiles({ fs, gitdir: repo.gitdir, cache: repo.cache, ref: fromOid }));
+  const found: string[] = [];
+  for (const file of await git.listFiles({ fs, gitdir: repo.gitdir, cache: repo.cache, ref: toOid })) {
+    if (before.has(file)) continue;
+    if (await stat(join(repo.dir, file)).then((s) => s.isFile(), () => false)) found.push(file);
+  }
+  return found;
+}
+
+/**
+ * Runs `change` (which moves refs and files); when it throws, the refs and the tracked files go
+ * back to `pos` before the error goes on, and so do the untracked files `keep` names (copied aside
+ * first: the change may replace them): a failed update leaves the part as it was.
+ */
+export async function withRollback<T>(repo: Repo, pos: Position, change: () => Promise<T>, keep: readonly string[] = []): Promise<T> {
+  const aside = `${repo.gitdir}.rollback-${process.pid}`;
+  await rm(aside, { recursive: true, force: true });
   try {
+    for (const file of keep) await copyInto(repo.dir, aside, file);
     return await change();
   } catch (err) {
-    await restorePosition(repo, pos).catch((restoreErr: unknown) => {
-      (err as Error).message += ` (and restoring ${pos.headOid.slice(0, 7)} failed: ${(restoreErr as Error).message})`;
-    });
+    await restorePosition(repo, pos)
+      .then(async () => { for (const file of keep) await copyInto(aside, repo.dir, file); })
+      .catch((restoreErr: unknown) => {
+        (err as Error).message += ` (and restoring ${pos.headOid.slice(0, 7)} failed: ${(restoreErr as Error).message})`;
+      });
     throw err;
+  } finally {
+    await rm(aside, { recursive: true, force: true });
   }
+}
+
+async function copyInto(fromDir: string, toDir: string, file: string): Promise<void> {
+  await mkdir(dirname(join(toDir, file)), { recursive: true });
+  await copyFile(join(fromDir, file), join(toDir, file));
 }
 
 /** Points `branch` at `oid` and checks it out (a fast-forward, or with `force` a hard reset). */
 export async function moveBranch(repo: Repo, branch: string, oid: string, force: boolean): Promise<void> {
   await git.writeRef({ fs, gitdir: repo.gitdir, ref: `refs/heads/${branch}`, value: oid, force: true });
-  await git.checkout({ fs, dir: repo.dir, gitdir: repo.gitdir, cache: repo.cache, ref: branch, force });
+  try {
+    await git.checkout({ fs, dir: repo.dir, gitdir: repo.gitdir, cache: repo.cache, ref: branch, force });
+  } catch (err) {
+    // untracked files in the way: the admin's, kept unless forced, as tracked changes are
+    const e = err as { code?: string; data?: { filepaths?: string[] } };
+    if (e.code === 'CheckoutConflictError') {
+      throw new UpdateError(409, 'localChanges', `files the update would replace: ${(e.data?.filepaths ?? []).slice(0, 10).join(', ')}`);
+    }
+    throw err;
+  }
 }
 
 const BUNDLED_KEY = 'logsift.bundledcommit';

@@ -2,7 +2,7 @@ import { History } from './describe.js';
 import { changedFiles, findGitdir, redactUrl, resolveCommit, fs, git, type Repo } from './git.js';
 import {
   bundledCommit, currentPosition, ensureOrigin, fetchOrigin, initFromContent, LockFile, moveBranch, originUrl,
-  UpdateError, withRollback,
+  UpdateError, withRollback, untrackedInTheWay,
 } from './operations.js';
 import { computeRecord, type StatusRecord } from './status.js';
 
@@ -277,7 +277,7 @@ export class UpdatableParts {
     await withRollback(repo, pos, async () => {
       await moveBranch(repo, branch, remoteOid, force);
       await this.opts.onUpdated?.(name, remoteOid);
-    });
+    }, await untrackedInTheWay(repo, pos.headOid, remoteOid));
     this.noteLocalChanges(name, false);
     this.log.info({ part: name, from: pos.headOid.slice(0, 7), to: remoteOid.slice(0, 7), force }, 'part updated');
   }

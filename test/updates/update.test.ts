@@ -1,8 +1,8 @@
 import t from 'tap';
 import { request as httpRequest, type ClientRequest } from 'node:http';
 import type { AddressInfo } from 'node:net';
-import { readFile, writeFile } from 'node:fs/promises';
-import { join } from 'node:path';
+import { mkdir, readFile, writeFile } from 'node:fs/promises';
+import { dirname, join } from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
 import type { FastifyInstance } from 'fastify';
 import { fs, git } from '../../src/updates/git.js';
@@ -102,6 +102,28 @@ t.test('new platform rules that parse but do not compile (an invalid regular exp
   t.match(res.json(), { message: 'updateFailed', detail: /^platforms not loaded: demo: rules\[0\]\.when\.path: invalid regular expression/ });
   t.equal(await headOf(gitdir), before.head, 'HEAD did not move');
   t.equal(await readFile(join(dir, 'demo', 'rules.yaml'), 'utf8'), before.rules, 'the rules file is as it was');
+});
+
+t.test('untracked files an update would replace: kept unless forced, and put back when a forced update fails', async (t) => {
+  const { app, up, dir, gitdir } = await platformsClone(t);
+  const mine = join(dir, 'extra', 'notes.txt');
+  await mkdir(dirname(mine), { recursive: true });
+  await writeFile(mine, 'mine\n');
+  const before = await headOf(gitdir);
+  await up.commit({ 'extra/notes.txt': 'theirs\n', 'demo/rules.yaml': "format: 1\nrules:\n  - when: { path: '^/(unclosed' }\n    set: { rtype: BOOK }\n" }, 'their notes, a bad pattern');
+
+  const refused = await put(app, 'platforms');
+  t.equal(refused.statusCode, 409, 'refused as local changes are, not a 500');
+  t.match(refused.json(), { message: 'localChanges', detail: /extra\/notes\.txt/ });
+  t.equal(await readFile(mine, 'utf8'), 'mine\n');
+  t.equal(await headOf(gitdir), before, 'HEAD did not move');
+
+  const forced = await put(app, 'platforms', '?force=yes');
+  t.equal(forced.statusCode, 500);
+  t.match(forced.json(), { message: 'updateFailed', detail: /^platforms not loaded: demo: / });
+  t.equal(await readFile(mine, 'utf8'), 'mine\n', 'the untracked file is back as it was (the rollback deleted it)');
+  t.equal(await headOf(gitdir), before, 'HEAD is back');
+  t.match((await app.inject({ url: '/api/admin/platforms/status', headers: adminHeaders() })).json(), { 'local-changes': false, headOid: before });
 });
 
 t.test('a diverged history is refused unless forced', async (t) => {

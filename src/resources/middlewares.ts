@@ -5,6 +5,7 @@ import { pathToFileURL } from 'node:url';
 import { build } from 'esbuild';
 import type { AccessEvent } from '../pipeline/event.js';
 import { exists } from '../platforms/loader.js';
+import { PROJECT_ROOT } from '../paths.js';
 import type { RejectCategory } from '../pipeline/stages/types.js';
 
 /**
@@ -64,6 +65,8 @@ async function prepare(file: string, cacheDir: string): Promise<string> {
     target: 'node20',
     write: false,
     logLevel: 'silent',
+    // the service's own packages, wherever the middlewares folder is (REPOS_DIR outside the project)
+    nodePaths: [join(PROJECT_ROOT, 'node_modules')],
     // CommonJS packages bundled into an ES module still call require() for Node's own modules
     banner: { js: "import { createRequire as __logsiftRequire } from 'node:module'; const require = __logsiftRequire(import.meta.url);" },
   });

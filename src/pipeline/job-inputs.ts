@@ -15,6 +15,18 @@ function mediaType(contentType: string | undefined): string {
   return (contentType ?? '').split(';', 1)[0].trim().toLowerCase();
 }
 
+/** The content types ezPAARSE read as a CSV file of events (reference 1.2); logsift does not. */
+const CSV_TYPES = new Set([
+  'text/csv', 'text/x-csv', 'application/csv', 'application/x-csv', 'text/comma-separated-values',
+  'text/x-comma-separated-values', 'application/vnd.ms-excel',
+]);
+
+/** The body's media type when it is one of those, else undefined. */
+export function csvContentType(contentType: string | undefined): string | undefined {
+  const type = mediaType(contentType);
+  return CSV_TYPES.has(type) ? type : undefined;
+}
+
 /**
  * The upload limit (MAX_UPLOAD_BYTES, 0: none) counts the bytes received, before decompression:
  * `add` is told each chunk of the body as it comes and throws 4034 past the limit.

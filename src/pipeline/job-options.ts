@@ -16,6 +16,7 @@ import { readDisableFilters, type ExclusionSwitches } from './stages/exclusions.
 import { DEFAULT_MIDDLEWARES, isBuiltinMiddleware, resolveMiddlewares } from './middlewares.js';
 import { readDoubleClickOptions, type DoubleClickOptions } from './double-clicks.js';
 import { readChronologyTolerance } from './chronology.js';
+import { csvContentType } from './job-inputs.js';
 import type { MiddlewareModule } from '../resources/middlewares.js';
 
 /** Request headers as Node gives them: lower-cased names. */
@@ -172,17 +173,6 @@ function readRejectFiles(value: string | undefined): Set<RejectCategory> {
     set.add(name);
   }
   return set;
-}
-
-/** The content types ezPAARSE read as a CSV file of events (reference 1.2). */
-const CSV_TYPES = new Set([
-  'text/csv', 'text/x-csv', 'application/csv', 'application/x-csv', 'text/comma-separated-values',
-  'text/x-comma-separated-values', 'application/vnd.ms-excel',
-]);
-
-function csvContentType(value: string | undefined): string | undefined {
-  const type = value?.split(';', 1)[0].trim().toLowerCase();
-  return type && CSV_TYPES.has(type) ? type : undefined;
 }
 
 function readTraceLevel(value: string | undefined): TraceLevel {

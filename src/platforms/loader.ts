@@ -5,7 +5,7 @@ import { pathToFileURL } from 'node:url';
 import { createRequire } from 'node:module';
 import { parse as parseYaml } from 'yaml';
 import { transform } from 'esbuild';
-import { checkManifest, type PlatformManifest } from './manifest.js';
+import { checkManifest, routingOrder, type PlatformManifest } from './manifest.js';
 import { compileRules, countRules, type PlatformMatcher } from './rules/compile.js';
 import type { HooksModule, RulesFileSpec, Fields, EventFields } from './rules/types.js';
 import type { Tables } from './rules/transforms.js';
@@ -187,8 +187,7 @@ function ezpaarseMatcher(parserFile: string): PlatformMatcher {
 export async function compilePlatform(source: PlatformSource, lazy = false): Promise<CompiledPlatform> {
   const { manifest } = source;
   const base = {
-    name: manifest.name, manifest, kind: source.kind, priority: manifest.priority ?? 0, hostPriority: manifest['host-priority'],
-    ruleCount: ruleCountOf(source),
+    ...routingOrder(manifest), manifest, kind: source.kind, ruleCount: ruleCountOf(source),
   };
   if (source.kind === 'ezpaarse') {
     // not guarded: a community parser that throws makes its line an unknown error, as in the reference

@@ -22,6 +22,16 @@ export interface PlatformManifest {
   [key: string]: unknown;
 }
 
+/** Every host name a manifest routes to its platform: its domains, then its knowledge bases'. */
+export function routedDomains(manifest: PlatformManifest): string[] {
+  return [...manifest.domains, ...(manifest['kb-domains'] ?? [])];
+}
+
+/** What the domain router orders platforms sharing a host by (router.ts, Routable). */
+export function routingOrder(manifest: PlatformManifest): { name: string; priority: number; hostPriority?: Readonly<Record<string, number>> } {
+  return { name: manifest.name, priority: manifest.priority ?? 0, hostPriority: manifest['host-priority'] };
+}
+
 export class ManifestError extends Error {}
 
 const NAME = /^[a-zA-Z0-9][a-zA-Z0-9_.-]*$/;

@@ -1,6 +1,6 @@
 import { Type } from '@fastify/type-provider-typebox';
 import { ruleCountOf, type PlatformSource } from './loader.js';
-import type { PlatformManifest } from './manifest.js';
+import { routedDomains, type PlatformManifest } from './manifest.js';
 
 /** One entry of `/info/platforms`: the manifest as stored (as the reference's 3.x), plus counts. */
 export type PlatformInfo = PlatformManifest & {
@@ -47,7 +47,7 @@ export function describePlatforms(sources: readonly PlatformSource[], status?: s
     .filter((s) => status === undefined || s.manifest.status === status)
     .map((s) => ({
       ...s.manifest,
-      'domains-count': new Set([...s.manifest.domains, ...(s.manifest['kb-domains'] ?? [])].map((d) => d.trim().toLowerCase())).size,
+      'domains-count': new Set(routedDomains(s.manifest).map((d) => d.trim().toLowerCase())).size,
       'rule-count': ruleCountOf(s),
       kind: s.kind,
     }))

@@ -1,5 +1,6 @@
 import { compilePlatform, readPlatformSources, type CompiledPlatform, type LoadProblem, type PlatformSource } from './loader.js';
-import { DomainRouter } from './router.js';
+import { routedDomains, type PlatformManifest } from './manifest.js';
+import { DomainRouter, type Routable } from './router.js';
 
 /** The platforms one job runs with: compiled matchers and the domain router over them. */
 export interface PlatformSet {
@@ -29,13 +30,12 @@ export async function compilePlatformSet(sources: readonly PlatformSource[], ver
       failed.push({ folder: source.dir, message: (err as Error).message });
     }
   }
-  const router = new DomainRouter(
-    [...platforms.values()].map((p) => ({
-      platform: p,
-      domains: [...p.manifest.domains, ...(p.manifest['kb-domains'] ?? [])],
-    })),
-  );
-  return { version, platforms, router, problems: failed };
+  return { version, platforms, router: routerOver(platforms.values()), problems: failed };
+}
+
+/** The domain router over platforms (compiled here, or only described: /info/domains). */
+export function routerOver<P extends Routable & { readonly manifest: PlatformManifest }>(platforms: Iterable<P>): DomainRouter<P> {
+  return new DomainRouter([...platforms].map((platform) => ({ platform, domains: routedDomains(platform.manifest) })));
 }
 
 /** Reads and compiles a platforms folder in one go (tools and tests; the service splits the two steps). */

@@ -4,7 +4,9 @@ import { Type } from '@fastify/type-provider-typebox';
 import { STATUS_CODES } from '../status-codes.js';
 import { describePlatforms, PlatformInfoSchema } from '../platforms/platform-info.js';
 import type { PlatformSource } from '../platforms/loader.js';
-import { DomainRouter } from '../platforms/router.js';
+import type { DomainRouter } from '../platforms/router.js';
+import { routingOrder, type PlatformManifest } from '../platforms/manifest.js';
+import { routerOver } from '../platforms/platform-set.js';
 import { DEFAULT_MIDDLEWARES, BUILTIN_MIDDLEWARES } from '../pipeline/middlewares.js';
 
 const DomainPlatform = Type.Object({
@@ -14,20 +16,8 @@ const DomainPlatform = Type.Object({
   manifest: Type.Record(Type.String(), Type.Unknown()),
 });
 
-interface RoutedSource {
-  readonly name: string;
-  readonly priority: number;
-  readonly hostPriority?: Readonly<Record<string, number>>;
-  readonly source: PlatformSource;
-}
-
-/** The domain router over the platforms' manifests, as the workers make theirs. */
-function routerOver(sources: readonly PlatformSource[]): DomainRouter<RoutedSource> {
-  return new DomainRouter(sources.map((source) => ({
-    platform: { name: source.manifest.name, priority: source.manifest.priority ?? 0, hostPriority: source.manifest['host-priority'], source },
-    domains: [...source.manifest.domains, ...(source.manifest['kb-domains'] ?? [])],
-  })));
-}
+/** A platform as the router sees it, with the source it was read from. */
+type RoutedSource = ReturnType<typeof routingOrder> & { readonly manifest: PlatformManifest; readonly source: PlatformSource };
 
 /** The information routes, under /info and (for 3.x clients) /api/info. */
 export default async function infoRoutes(app: FastifyInstance): Promise<void> {
@@ -79,7 +69,9 @@ export default async function infoRoutes(app: FastifyInstance): Promise<void> {
     const domain = (request.params as { domain: string }).domain.toLowerCase();
     if (!/^[a-z0-9.-]+$/.test(domain)) return [];
     const sources = app.platforms.sources;
-    if (routed?.sources !== sources) routed = { sources, router: routerOver(sources) };
+    if (routed?.sources !== sources) {
+      routed = { sources, router: routerOver(sources.map((source) => ({ ...routingOrder(source.manifest), manifest: source.manifest, source }))) };
+    }
     return routed.router.lookup(domain).map(({ source }) => ({
       platform: source.manifest.name,
       platformName: source.manifest.longname,

@@ -1,3 +1,4 @@
+import { randomBytes } from 'node:crypto';
 import { request } from 'node:http';
 import { gunzipSync, inflateSync } from 'node:zlib';
 
@@ -66,4 +67,20 @@ export function csvRows(text: string): string[][] {
     cells.push(cur);
     return cells;
   });
+}
+
+/** A multipart/form-data body: its fields, then its files (each `files[]`); and its Content-Type. */
+export function multipart(parts: Array<{ name: string; type: string; data: Buffer | string }>, fields: Record<string, string> = {}) {
+  const boundary = `----logsift${randomBytes(8).toString('hex')}`;
+  const chunks: Buffer[] = [];
+  for (const [k, v] of Object.entries(fields)) {
+    chunks.push(Buffer.from(`--${boundary}\r\nContent-Disposition: form-data; name="${k}"\r\n\r\n${v}\r\n`));
+  }
+  for (const p of parts) {
+    chunks.push(Buffer.from(`--${boundary}\r\nContent-Disposition: form-data; name="files[]"; filename="${p.name}"\r\nContent-Type: ${p.type}\r\n\r\n`));
+    chunks.push(Buffer.isBuffer(p.data) ? p.data : Buffer.from(p.data));
+    chunks.push(Buffer.from('\r\n'));
+  }
+  chunks.push(Buffer.from(`--${boundary}--\r\n`));
+  return { body: Buffer.concat(chunks), type: `multipart/form-data; boundary=${boundary}` };
 }

@@ -4,7 +4,7 @@ import { randomBytes } from 'node:crypto';
 import { gzipSync, deflateSync } from 'node:zlib';
 import iconv from 'iconv-lite';
 import { startApp, EZPROXY_DEFAULT } from '../helpers/app.js';
-import { post, csvRows } from '../helpers/http.js';
+import { post, csvRows, multipart } from '../helpers/http.js';
 import { shared } from '../helpers/shared.js';
 
 const SD_LINE = '1.2.3.4 - JOHN [30/Nov/2012:00:14:18 +0100] "GET http://www.sciencedirect.com:80/science/article/pii/S0967064508000301 HTTP/1.1" 200 224846\n';
@@ -15,20 +15,6 @@ const server = await startApp({}, { POOL_THREADS: '1' });
 t.teardown(() => server.close());
 const url = server.url;
 
-function multipart(parts: Array<{ name: string; type: string; data: Buffer | string }>, fields: Record<string, string> = {}) {
-  const boundary = `----logsift${randomBytes(8).toString('hex')}`;
-  const chunks: Buffer[] = [];
-  for (const [k, v] of Object.entries(fields)) {
-    chunks.push(Buffer.from(`--${boundary}\r\nContent-Disposition: form-data; name="${k}"\r\n\r\n${v}\r\n`));
-  }
-  for (const p of parts) {
-    chunks.push(Buffer.from(`--${boundary}\r\nContent-Disposition: form-data; name="files[]"; filename="${p.name}"\r\nContent-Type: ${p.type}\r\n\r\n`));
-    chunks.push(Buffer.isBuffer(p.data) ? p.data : Buffer.from(p.data));
-    chunks.push(Buffer.from('\r\n'));
-  }
-  chunks.push(Buffer.from(`--${boundary}--\r\n`));
-  return { body: Buffer.concat(chunks), type: `multipart/form-data; boundary=${boundary}` };
-}
 
 t.test('gzip bodies: by Content-Encoding, by content type; deflate; errors 4002, 4003, 4005', async (t) => {
   const gz = shared(t, 'datasets', 'sd.2013-01-15.log.gz');

@@ -5,7 +5,7 @@ import { randomBytes } from 'node:crypto';
 import { gzipSync } from 'node:zlib';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { startApp, EZPROXY_DEFAULT } from '../helpers/app.js';
-import { post } from '../helpers/http.js';
+import { multipart, post } from '../helpers/http.js';
 
 const LINE = '1.2.3.4 - JOHN [30/Nov/2012:00:14:18 +0100] "GET http://www.sciencedirect.com:80/science/article/pii/S0967064508000301 HTTP/1.1" 200 224846\n';
 
@@ -46,14 +46,13 @@ t.test('limits users can set: concurrent jobs (503 + Retry-After), upload size (
   const noisy = gzipSync(Array.from({ length: 400 }, () => LINE.replace('S0967064508000301', randomBytes(32).toString('hex'))).join(''));
   t.ok(noisy.length > 10_000, `a gzip body of ${noisy.length} bytes`);
   t.ok(over(await post(server.url, noisy, { 'Log-Format-ezproxy': EZPROXY_DEFAULT, 'Content-Encoding': 'gzip' })), 'a compressed upload over the limit as sent: 4034');
-  const part = (file: string, data: Buffer) => Buffer.concat([
-    Buffer.from(`--xyz\r\nContent-Disposition: form-data; name="f"; filename="${file}"\r\nContent-Type: application/octet-stream\r\n\r\n`),
-    data, Buffer.from('\r\n--xyz--\r\n'),
-  ]);
-  const multipart = { 'Log-Format-ezproxy': EZPROXY_DEFAULT, 'Content-Type': 'multipart/form-data; boundary=xyz' };
-  const smallPart = await post(server.url, part('a.log.gz', small), multipart);
+  const postFile = (name: string, data: Buffer) => {
+    const form = multipart([{ name, type: 'application/octet-stream', data }]);
+    return post(server.url, form.body, { 'Log-Format-ezproxy': EZPROXY_DEFAULT, 'Content-Type': form.type });
+  };
+  const smallPart = await postFile('a.log.gz', small);
   t.equal(smallPart.status, 200, 'a multipart upload under the limit, its file inflated over it');
   t.equal(smallPart.trailers['job-done'], 'true');
-  t.ok(over(await post(server.url, part('a.log.gz', noisy), multipart)), 'a multipart upload over the limit: 4034');
-  t.ok(over(await post(server.url, part('a.log', Buffer.from(LINE.repeat(200))), multipart)), 'and uncompressed');
+  t.ok(over(await postFile('a.log.gz', noisy)), 'a multipart upload over the limit: 4034');
+  t.ok(over(await postFile('a.log', Buffer.from(LINE.repeat(200)))), 'and uncompressed');
 });

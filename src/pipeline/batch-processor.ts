@@ -2,8 +2,8 @@ import * as crypto from 'node:crypto';
 import iconv from 'iconv-lite';
 import { compileFormat } from './formats/compile.js';
 import { parseLine } from './formats/line-parser.js';
-import type { CompiledFormat } from './formats/types.js';
-import { makeEventTimer, type EventTime } from './dates.js';
+import { CSV_FAMILY, csvRowFields } from './formats/csv-events.js';
+import { makeEventTimer, makeIsoEventTimer, type EventTime } from './dates.js';
 import { normaliseUrl } from './url-normalise.js';
 import { createSerializer } from './writers/index.js';
 import type { EventSerializer } from './writers/types.js';
@@ -36,7 +36,8 @@ export interface SharedResources {
 /** A job compiled for one worker. */
 export interface JobContext {
   readonly spec: JobSpec;
-  readonly format: CompiledFormat;
+  /** a line's fields, or undefined when it does not match the job's format */
+  readonly parse: (line: string) => Record<string, string> | undefined;
   readonly timer: (fields: Record<string, string | undefined>) => EventTime | undefined;
   readonly stages: readonly EventStage[];
   readonly serializer: EventSerializer;
@@ -144,13 +145,28 @@ export function buildChain(spec: JobSpec, shared: SharedResources, formatFields:
   return chain;
 }
 
+/** How a job's lines are read: its log format, or the rows of a CSV file of events. */
+function lineReader(spec: JobSpec): Pick<JobContext, 'parse' | 'timer'> & { readonly fieldNames: readonly string[] } {
+  const f = spec.format;
+  if (f.family === CSV_FAMILY) {
+    // an ISO 8601 datetime column, unless a timestamp or epoch column (reference 2.7)
+    return { parse: csvRowFields, fieldNames: f.columns, timer: makeIsoEventTimer(spec.defaultZone) };
+  }
+  const format = compileFormat(f.family, f.literal);
+  return {
+    parse: (line) => parseLine(format, line),
+    fieldNames: format.fieldNames,
+    timer: makeEventTimer(spec.dateFormat, spec.defaultZone),
+  };
+}
+
 export function createJobContext(spec: JobSpec, shared: SharedResources): JobContext {
-  const format = compileFormat(spec.format.family, spec.format.literal);
+  const { parse, timer, fieldNames } = lineReader(spec);
   return {
     spec,
-    format,
-    timer: makeEventTimer(spec.dateFormat, spec.defaultZone),
-    stages: buildChain(spec, shared, format.fieldNames),
+    parse,
+    timer,
+    stages: buildChain(spec, shared, fieldNames),
     serializer: createSerializer(spec.output.kind, spec.output.columns),
     eachLine: lineSplitterFor(spec.charset),
     keepLines: new Set(spec.keepLines),
@@ -167,7 +183,7 @@ export function createJobContext(spec: JobSpec, shared: SharedResources): JobCon
  * format or carries no usable date (both are unknown formats).
  */
 export function lineToEvent(ctx: JobContext, line: string): AccessEvent | undefined {
-  const fields = parseLine(ctx.format, line);
+  const fields = ctx.parse(line);
   if (!fields) return undefined;
   const time = ctx.timer(fields);
   if (!time) return undefined;
@@ -219,7 +235,6 @@ function processLine(ctx: JobContext, line: string, out: BatchCollector, wantJso
     }
     return;
   }
-  if (flags.pkbMiss) out.reject('pkb-miss-ecs', line);
   // Clean-Only outputs the lines that pass the status filter, 401/403 included (reference 3.5).
   if (ctx.spec.cleanOnly) flags.denied = false;
   const spec = ctx.spec;
@@ -241,6 +256,7 @@ function processLine(ctx: JobContext, line: string, out: BatchCollector, wantJso
     dupKey: flags.dupKey,
     dupWindow: flags.dupWindow,
     campus: flags.campus,
+    pkbMiss: flags.pkbMiss,
   });
 }
 

@@ -759,3 +759,17 @@ interface MinuteCache {
   readonly datetimeTail: string;
   readonly date: string;
 }
+
+/**
+ * The timer of CSV events (reference 2.7): `timestamp` or `epoch` when there, else `datetime` in
+ * ISO 8601, its date and time parted by `T` or by a space, with or without seconds' fractions and
+ * an offset (the default zone's then).
+ */
+export function makeIsoEventTimer(defaultZone: string): (fields: Record<string, string | undefined>) => EventTime | undefined {
+  const withT = makeEventTimer('YYYY-MM-DDTHH:mm:ssZ', defaultZone);
+  const withSpace = makeEventTimer('YYYY-MM-DD HH:mm:ssZ', defaultZone);
+  return (fields) => {
+    const datetime = fields.datetime;
+    return datetime !== undefined && datetime.charCodeAt(10) === 32 ? withSpace(fields) : withT(fields);
+  };
+}

@@ -15,17 +15,11 @@ function mediaType(contentType: string | undefined): string {
   return (contentType ?? '').split(';', 1)[0].trim().toLowerCase();
 }
 
-/** The content types ezPAARSE read as a CSV file of events (reference 1.2); logsift does not. */
+/** The content types of a CSV file of events (reference 1.2), whatever their parameters. */
 const CSV_TYPES = new Set([
   'text/csv', 'text/x-csv', 'application/csv', 'application/x-csv', 'text/comma-separated-values',
   'text/x-comma-separated-values', 'application/vnd.ms-excel',
 ]);
-
-/** The body's media type when it is one of those, else undefined. */
-export function csvContentType(contentType: string | undefined): string | undefined {
-  const type = mediaType(contentType);
-  return CSV_TYPES.has(type) ? type : undefined;
-}
 
 /**
  * The upload limit (MAX_UPLOAD_BYTES, 0: none) counts the bytes received, before decompression:
@@ -102,8 +96,9 @@ export function requestInputs(req: IncomingMessage, contentEncoding: 'gzip' | 'd
   const type = mediaType(req.headers['content-type']);
   if (type === 'multipart/form-data') return multipartInputs(req, meter);
   const compression = contentEncoding ?? (GZIP_TYPES.has(type) ? 'gzip' : undefined);
+  const csv = CSV_TYPES.has(type);
   return (async function* () {
-    yield { bytes: decompressed(req, compression, 'the request body', meter) };
+    yield { bytes: decompressed(req, compression, 'the request body', meter), csv };
   })();
 }
 
@@ -155,8 +150,9 @@ async function* multipartInputs(req: IncomingMessage, meter: UploadMeter): Async
       const part = parts.shift();
       if (part) {
         const gz = GZIP_TYPES.has(part.mime.toLowerCase()) || /\.gz$/i.test(part.name);
+        const csv = CSV_TYPES.has(mediaType(part.mime)) || /\.csv(?:\.gz)?$/i.test(part.name);
         reading = part.stream;
-        yield { name: part.name, bytes: decompressed(part.stream, gz ? 'gzip' : undefined, `the file ${part.name}`) };
+        yield { name: part.name, bytes: decompressed(part.stream, gz ? 'gzip' : undefined, `the file ${part.name}`), csv };
         reading = undefined;
         part.stream.resume(); // whatever the job did not read, so that busboy goes on
         continue;

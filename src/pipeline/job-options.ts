@@ -16,7 +16,6 @@ import { readDisableFilters, type ExclusionSwitches } from './stages/exclusions.
 import { DEFAULT_MIDDLEWARES, isBuiltinMiddleware, resolveMiddlewares } from './middlewares.js';
 import { readDoubleClickOptions, type DoubleClickOptions } from './double-clicks.js';
 import { readChronologyTolerance } from './chronology.js';
-import { csvContentType } from './job-inputs.js';
 import type { MiddlewareModule } from '../resources/middlewares.js';
 
 /** Request headers as Node gives them: lower-cased names. */
@@ -50,8 +49,6 @@ export interface JobOptions {
   readonly requestCharset: string;
   /** Content-Encoding of the request body */
   readonly contentEncoding?: 'gzip' | 'deflate';
-  /** the body's CSV content type, when it has one: ezPAARSE re-injected such bodies as events */
-  readonly csvContentType?: string;
   readonly output: OutputFormat;
   readonly outputFields: OutputFieldsSpec;
   /** columns added by the per-event stages, in chain order (geolocation…) */
@@ -306,7 +303,6 @@ export function readJobOptions(headers: RequestHeaders, ctx: OptionsContext): Jo
     maxParseAttempts: readMaxParseAttempts(header(headers, 'max-parse-attempts')),
     requestCharset,
     contentEncoding: readContentEncoding(header(headers, 'content-encoding')),
-    csvContentType: csvContentType(header(headers, 'content-type')),
     output,
     outputFields,
     stageFields: chain.stageFields,

@@ -7,11 +7,12 @@ import type { JobStore, JobProgress } from '../db/jobs.js';
 import { detectFormat } from './formats/auto-detect.js';
 import { parseLine } from './formats/line-parser.js';
 import type { CompiledFormat } from './formats/types.js';
+import { CSV_FAMILY, csvEventLines } from './formats/csv-events.js';
 import { computeColumns } from './output-fields.js';
 import { frameFor } from './writers/index.js';
 import type { Frame } from './writers/types.js';
 import type { JobOptions } from './job-options.js';
-import { jobSpec, type BatchResult, type EventRecord, type JobSpec } from './job-spec.js';
+import { jobSpec, type BatchResult, type EventRecord, type JobFormat, type JobSpec } from './job-spec.js';
 import { forEachLine, lineBatches } from './line-batches.js';
 import type { ParsingPool } from './parsing-pool.js';
 import { BoundedCaller, CallTimeout } from './bounded-call.js';
@@ -31,6 +32,8 @@ import { doubleClickReport } from './double-clicks.js';
 export interface JobInput {
   readonly name?: string;
   readonly bytes: AsyncIterable<Uint8Array>;
+  /** a CSV file of events (re-injection), not log lines */
+  readonly csv?: boolean;
 }
 
 export interface JobDeps {
@@ -105,6 +108,10 @@ export class Job {
   private readonly abortController = new AbortController();
   private failure: Error | undefined;
   private format: CompiledFormat | undefined;
+  /** the columns of a CSV input of events: the job's fields, instead of a format's */
+  private csvColumns: readonly string[] | undefined;
+  /** what the job's inputs hold: a job reads log lines or CSV events, not both */
+  private inputKind: 'log' | 'csv' | undefined;
   private spec: JobSpec | undefined;
   private parsedAny = false;
   private gateFailures = 0;
@@ -239,7 +246,7 @@ export class Job {
 
   /** Output columns: known once the format is (its properties become columns). */
   columns(): string[] {
-    return computeColumns(this.options.outputFields, this.options.stageFields, this.format?.fieldNames ?? this.options.format?.fieldNames ?? []);
+    return computeColumns(this.options.outputFields, this.options.stageFields, this.csvColumns ?? this.format?.fieldNames ?? this.options.format?.fieldNames ?? []);
   }
 
   /** Runs the job to its end; never throws (the outcome is recorded and answered). */
@@ -249,8 +256,15 @@ export class Job {
       for await (const input of inputs) {
         part++;
         if (input.name !== undefined) this.report.set('files', String(part), input.name);
-        this.traces.info(`Reading ${input.name === undefined ? 'the request body' : `file ${part}: ${input.name}`}`);
-        const batches = lineBatches(this.batchBytes(this.countBytes(input.bytes)), {
+        const what = input.name === undefined ? 'the request body' : `file ${part}: ${input.name}`;
+        this.traces.info(`Reading ${what}${input.csv ? ' as a CSV file of events' : ''}`);
+        const kind = input.csv ? 'csv' : 'log';
+        if (this.inputKind !== undefined && this.inputKind !== kind) {
+          throw new StatusError(4003, `${what} holds ${input.csv ? 'CSV events (its name or type says CSV)' : 'log lines'}, and the files before it ${input.csv ? 'log lines' : 'CSV events'}: send them as separate jobs`);
+        }
+        this.inputKind = kind;
+        const bytes = this.countBytes(input.bytes);
+        const batches = lineBatches(input.csv ? this.csvLines(bytes) : this.batchBytes(bytes), {
           batchBytes: this.deps.config.pool.batchBytes,
           firstBatchBytes: this.deps.config.pool.firstBatchBytes,
           maxLineBytes: this.deps.config.limits.maxLineBytes,
@@ -269,7 +283,7 @@ export class Job {
       }
       await this.settle();
       if (this.failure) throw this.failure;
-      if (!this.parsedAny) throw new StatusError(4003, this.linesRead === 0 ? 'the request held no line' : `none of the ${this.linesRead} lines read matches the log format${this.csvHint()}`);
+      if (!this.parsedAny) throw new StatusError(4003, this.linesRead === 0 ? 'the request held no line' : `none of the ${this.linesRead} lines read matches the log format`);
       this.sequential.end(this.sink);
       this.flushEvents();
       return await this.complete();
@@ -278,10 +292,24 @@ export class Job {
     }
   }
 
-  /** What a body sent as CSV is told when no line matched: ezPAARSE read such bodies as events. */
-  private csvHint(): string {
-    const csv = this.options.csvContentType;
-    return csv ? `; the body was sent as ${csv}: logsift reads proxy log lines, and does not re-inject a CSV file of events as ezPAARSE did` : '';
+  /**
+   * A CSV input's rows as lines for the workers (formats/csv-events). Its header row starts the
+   * parsing; a later CSV file of the job keeps the first one's columns in the output.
+   */
+  private csvLines(bytes: AsyncIterable<Uint8Array>): AsyncIterable<Uint8Array> {
+    return csvEventLines(bytes, {
+      charset: this.options.requestCharset,
+      maxRowBytes: this.deps.config.limits.maxLineBytes,
+      onColumns: (columns) => {
+        this.report.general['input-first-line'] ??= columns.join(';');
+        if (!this.spec) {
+          this.csvColumns = columns;
+          this.startParsing({ family: CSV_FAMILY, columns });
+        } else if (columns.join(';') !== this.csvColumns!.join(';')) {
+          this.traces.warn(`This CSV file's columns differ from the first one's (${columns.join(', ')}): the output keeps the first file's columns`);
+        }
+      },
+    });
   }
 
   /** Bytes read, decompressed (the upload limit counts them as received: job-inputs.ts). */
@@ -331,7 +359,7 @@ export class Job {
         rejected.push(line);
         this.traces.warn(`Line ${this.linesRead} does not match the log format: ${line.slice(0, 300)}`);
         if (this.gateFailures >= this.options.maxParseAttempts) {
-          throw new StatusError(4003, `the first ${this.gateFailures} lines do not match ${this.options.format ? 'the given log format' : 'any known log format'} (Max-Parse-Attempts)${this.csvHint()}`);
+          throw new StatusError(4003, `the first ${this.gateFailures} lines do not match ${this.options.format ? 'the given log format' : 'any known log format'} (Max-Parse-Attempts)`);
         }
         return true;
       });
@@ -361,17 +389,24 @@ export class Job {
     }
   }
 
-  private startParsing(format: CompiledFormat): void {
+  private startParsing(format: CompiledFormat | JobFormat & { family: typeof CSV_FAMILY }): void {
     this.parsedAny = true;
     const g = this.report.general;
     g['input-format-proxy'] = format.family;
-    g['input-format-literal'] = format.literal;
-    g['input-format-regex'] = format.source;
-    this.traces.info(`Log format${this.options.format ? '' : ' detected'} (${format.family}): ${format.literal}, first matched on line ${this.linesRead + 1}`);
-    for (const note of format.notes ?? []) this.traces.warn(`Log format: ${note}`);
+    if (format.family === CSV_FAMILY) {
+      g['input-format-literal'] = format.columns.join(';');
+      g['input-format-regex'] = null;
+      this.traces.info(`CSV file of events, columns: ${format.columns.join(', ')} (dates read as ISO 8601, or from a timestamp or epoch column; the log format does not apply)`);
+    } else {
+      g['input-format-literal'] = format.literal;
+      g['input-format-regex'] = format.source;
+      this.traces.info(`Log format${this.options.format ? '' : ' detected'} (${format.family}): ${format.literal}, first matched on line ${this.linesRead + 1}`);
+      for (const note of format.notes ?? []) this.traces.warn(`Log format: ${note}`);
+    }
     this.spec = jobSpec(this.id, format, this.options, {
       defaultZone: this.deps.config.defaultTimeZone,
-      charset: this.batchCharset,
+      // CSV rows reach the workers as UTF-8 JSON, whatever the request's charset
+      charset: format.family === CSV_FAMILY ? 'utf-8' : this.batchCharset,
       columns: this.columns(),
       versions: this.deps.versions,
     });
@@ -444,6 +479,8 @@ export class Job {
   }
 
   private emit(event: EventRecord): void {
+    // counted here, after the double clicks and the chronology: the reference's enhancer comes after its deduplicator
+    if (event.pkbMiss) this.addRejects('pkb-miss-ecs', 1, event.raw !== undefined ? [event.raw] : undefined);
     if (event.campus !== undefined) {
       if (event.campus) this.onCampus++;
       else this.offCampus++;

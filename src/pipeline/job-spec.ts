@@ -1,4 +1,5 @@
-import type { CompiledFormat, ProxyFamily } from './formats/types.js';
+import type { ProxyFamily } from './formats/types.js';
+import type { CSV_FAMILY } from './formats/csv-events.js';
 import type { JobOptions } from './job-options.js';
 import type { OutputKind } from './writers/types.js';
 import type { RejectCategory } from './stages/types.js';
@@ -6,13 +7,18 @@ import type { StatusFilter } from './stages/validity.js';
 import type { DoubleClickOptions } from './double-clicks.js';
 import type { PackedEvents } from './packed-events.js';
 
+/** How a job's lines read: a log format, or the rows of a CSV file of events (formats/csv-events). */
+export type JobFormat =
+  | { readonly family: ProxyFamily; readonly literal: string }
+  | { readonly family: typeof CSV_FAMILY; readonly columns: readonly string[] };
+
 /**
  * What a parsing worker needs to know about a job: plain, structured-clonable data sent with
  * each batch and compiled once per worker (regexes, date parser, serialiser, chain).
  */
 export interface JobSpec extends Pick<JobOptions, 'middlewares' | 'exclusions' | 'enrich'> {
   readonly id: string;
-  readonly format: { readonly family: ProxyFamily; readonly literal: string };
+  readonly format: JobFormat;
   readonly dateFormat: string;
   readonly defaultZone: string;
   /** charset of the batch bytes (`utf-8` once the main thread has transcoded a non-ASCII-compatible input) */
@@ -29,7 +35,7 @@ export interface JobSpec extends Pick<JobOptions, 'middlewares' | 'exclusions' |
   };
   /** categories whose original lines come back with the batch (the reject files asked for) */
   readonly keepLines: readonly RejectCategory[];
-  /** events carry their original line (needed when duplicate or unordered lines are written) */
+  /** events carry their original line (needed when duplicate, unordered or pkb-miss lines are written) */
   readonly keepRaw: boolean;
   /** provenance fields added to every event (ezpaarse_version, platforms_version…) */
   readonly provenance: Readonly<Record<string, string>>;
@@ -61,6 +67,8 @@ export interface EventRecord {
   readonly dupWindow?: number;
   /** on-campus-counter: the client is on campus (undefined when the step did not run or saw no host) */
   readonly campus?: boolean;
+  /** the enhancer found no title for it: counted as pkb-miss once the double clicks are out */
+  readonly pkbMiss?: boolean;
 }
 
 /** What a worker returns for one batch of lines. */
@@ -70,10 +78,7 @@ export interface BatchResult {
   readonly lines: number;
   /** transferred with the result, not cloned (see packed-events) */
   readonly events: PackedEvents;
-  /**
-   * rejected lines by category (counted whether or not their lines are kept); `pkb-miss-ecs`
-   * counts events that were kept all the same
-   */
+  /** rejected lines by category (counted whether or not their lines are kept) */
   readonly rejects: Partial<Record<RejectCategory, number>>;
   readonly rejectedLines: Partial<Record<RejectCategory, string[]>>;
   /** lines rejected as unknown-domains, by domain (for the report's alerts) */
@@ -85,13 +90,13 @@ export interface BatchResult {
 /** The spec of a job whose format is known: what its options mean to the workers. */
 export function jobSpec(
   id: string,
-  format: CompiledFormat,
+  format: JobFormat,
   o: JobOptions,
   env: { defaultZone: string; charset: string; columns: readonly string[]; versions: Readonly<Record<string, string>> },
 ): JobSpec {
   return {
     id,
-    format: { family: format.family, literal: format.literal },
+    format: format.family === 'csv' ? { family: format.family, columns: format.columns } : { family: format.family, literal: format.literal },
     dateFormat: o.dateFormat,
     defaultZone: env.defaultZone,
     charset: env.charset,
@@ -101,7 +106,7 @@ export function jobSpec(
     status: o.status,
     platforms: { force: o.forceParser, only: o.filterPlatforms, wildcards: o.allowWildcards, publisher: o.forcePublisher },
     keepLines: [...o.rejectFiles],
-    keepRaw: o.rejectFiles.has('duplicate-ecs') || o.rejectFiles.has('unordered-ecs'),
+    keepRaw: o.rejectFiles.has('duplicate-ecs') || o.rejectFiles.has('unordered-ecs') || o.rejectFiles.has('pkb-miss-ecs'),
     provenance: { ...env.versions, middlewares: o.middlewares.join(', ') },
     middlewares: o.middlewares,
     exclusions: o.exclusions,

@@ -14,7 +14,7 @@ export interface PackedEvents {
   readonly ends: Uint32Array;
   /** Unix seconds */
   readonly ts: Float64Array;
-  /** DENIED, CAMPUS_KNOWN, ON_CAMPUS, HAS_WINDOW bits */
+  /** DENIED, CAMPUS_KNOWN, ON_CAMPUS, HAS_WINDOW, PKB_MISS bits */
   readonly flags: Uint8Array;
   /** double clicks: the window of each event (when HAS_WINDOW) */
   readonly dupWindow: Float64Array;
@@ -34,6 +34,7 @@ const DENIED = 1;
 const CAMPUS_KNOWN = 2;
 const ON_CAMPUS = 4;
 const HAS_WINDOW = 8;
+const PKB_MISS = 16;
 
 /** A typed array at least `size` long, keeping the first `used` values (grown by doubling). */
 function ensure<T extends Uint8Array | Uint32Array | Int32Array | Float64Array>(array: T, used: number, size: number, make: (n: number) => T): T {
@@ -123,7 +124,7 @@ export class EventPacker {
     }
     this.keyEnds[i] = this.keyBytes;
     this.ts[i] = e.ts;
-    this.flags[i] = (e.denied ? DENIED : 0) | (e.campus !== undefined ? CAMPUS_KNOWN : 0) | (e.campus ? ON_CAMPUS : 0) | (e.dupWindow !== undefined ? HAS_WINDOW : 0);
+    this.flags[i] = (e.denied ? DENIED : 0) | (e.campus !== undefined ? CAMPUS_KNOWN : 0) | (e.campus ? ON_CAMPUS : 0) | (e.dupWindow !== undefined ? HAS_WINDOW : 0) | (e.pkbMiss ? PKB_MISS : 0);
     this.windows[i] = e.dupWindow ?? 0;
     this.labelIndex[3 * i] = this.label(e.platform);
     this.labelIndex[3 * i + 1] = this.label(e.rtype);
@@ -197,6 +198,7 @@ export function unpackEvents(p: PackedEvents): EventRecord[] {
       dupKey: keyEnd > keyStart ? keys.toString('utf8', keyStart, keyEnd) : undefined,
       dupWindow: (f & HAS_WINDOW) !== 0 ? p.dupWindow[i] : undefined,
       campus: (f & CAMPUS_KNOWN) !== 0 ? (f & ON_CAMPUS) !== 0 : undefined,
+      pkbMiss: (f & PKB_MISS) !== 0,
     };
     start = end;
     keyStart = keyEnd;

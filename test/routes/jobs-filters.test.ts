@@ -174,6 +174,14 @@ if (!shared(t, 'datasets') || !shared(t, 'exclusions') || !shared(t, 'pkb')) {
     t.same(lines(await jobFile(app.varDir, res.id, 'lines-pkb-miss-ecs.log')), [unknownLine]);
     const off = json((await post(Buffer.from(`${known}\n`), { ...JSON_OUT, 'ezPAARSE-Enrich': 'false' })).body);
     t.equal(off[0].publication_title, undefined);
+    // the reference's enhancer comes after its deduplicator: a double click is no pkb miss
+    const again = unknownLine.replace(':00:13:10 ', ':00:13:15 ');
+    const twice = await post(Buffer.from(`${unknownLine}\n${again}\n`), { ...JSON_OUT, 'Double-Click-Removal': 'true', 'Reject-Files': 'pkb-miss-ecs,duplicate-ecs' });
+    t.equal(json(twice.body).length, 1);
+    const rejets = (await jobReport(app.varDir, twice.id)).rejets;
+    t.equal(rejets['nb-lines-duplicate-ecs'], 1);
+    t.equal(rejets['nb-lines-pkb-miss-ecs'], 1, 'the event kept is the only pkb miss');
+    t.same(lines(await jobFile(app.varDir, twice.id, 'lines-pkb-miss-ecs.log')), [again]);
   });
 
   t.test('geolocalize: the client address located, Geoip none off', async (t) => {

@@ -138,16 +138,6 @@ t.test('bad input gets a clear error, never a crash or a hang', async (t) => {
   t.equal(after.status, 200, 'the service goes on');
 });
 
-t.test('a CSV of events (ezPAARSE re-injected them) is refused with a message that says so', async (t) => {
-  const rows = 'host;login;datetime;url;status;size\n1.2.3.4;JOHN;2012-11-30T00:14:18+01:00;http://www.sciencedirect.com:80/science/article/pii/S0967064508000301;200;2248\n';
-  const res = await post(url, rows, { 'Content-Type': 'text/csv; charset=utf-8' });
-  t.equal(res.status, 400);
-  t.equal(res.json<{ code: number }>().code, 4003);
-  t.match(res.headers['service-status-message'], /sent as text\/csv: logsift reads proxy log lines/);
-  const plain = await post(url, rows, { 'Content-Type': 'text/plain' });
-  t.notMatch(plain.headers['service-status-message'], /CSV/, 'other bodies: the plain message');
-});
-
 t.test('header values sent as UTF-8 are read as UTF-8', async (t) => {
   // node's client writes a header's characters as Latin-1 bytes (when the body is not a string,
   // which it would encode with them): these are the UTF-8 bytes of the text, as curl sends them

@@ -1,0 +1,119 @@
+import t from 'tap';
+import { createHash } from 'node:crypto';
+import { readFileSync } from 'node:fs';
+import { gzipSync } from 'node:zlib';
+import iconv from 'iconv-lite';
+import { startApp, EZPROXY_DEFAULT } from '../helpers/app.js';
+import { post, csvRows, multipart } from '../helpers/http.js';
+import { shared } from '../helpers/shared.js';
+
+// CSV re-injection (reference 1.2): a CSV file of events instead of log lines.
+
+const server = await startApp({}, { POOL_THREADS: '1' });
+t.teardown(() => server.close());
+const url = server.url;
+
+const HEAD = 'host;login;datetime;url;status;size\n';
+const ARTICLE = '1.2.3.4;JOHN;2012-11-30T00:14:18+01:00;http://www.sciencedirect.com:80/science/article/pii/S0967064508000301;200;2248\n';
+const PDF = '1.2.3.5;ANNE;2012-11-30 00:15:18+01:00;http://pdn.sciencedirect.com:80/science?_ob=MiamiImageURL&_pii=S0960982213001917;200;24846\n';
+const NONE = { 'Crypted-Fields': 'none' };
+
+const report = (id: unknown) => JSON.parse(readFileSync(`${server.varDir}/jobs/${String(id)}/report.json`, 'utf8'));
+
+t.test('the reference\'s re-injection test: sd.2012-11-30.300.csv gives the events of its result', async (t) => {
+  const csv = shared(t, 'datasets', 'sd.2012-11-30.300.csv');
+  const expected = shared(t, 'datasets', 'sd.2012-11-30.300.result.json');
+  if (!csv || !expected) return;
+  const json = await post(url, readFileSync(csv), { 'Content-Type': 'text/csv', Accept: 'application/json', ...NONE });
+  t.equal(json.status, 200);
+  const got = json.json<Array<Record<string, unknown>>>();
+  const want = JSON.parse(readFileSync(expected, 'utf8')) as Array<Record<string, unknown>>;
+  t.equal(got.length, 22);
+  const instants = (events: Array<Record<string, unknown>>) => events.map((e) => Date.parse(String(e.datetime)));
+  t.same(instants(got), instants(want), 'the same events, at the same instants');
+  t.same(got.map((e) => e.unitid), want.map((e) => e.unitid));
+  const csvOut = await post(url, readFileSync(csv), { 'Content-Type': 'text/csv', Accept: 'text/csv', ...NONE });
+  const header = csvRows(csvOut.text)[0];
+  for (const column of ['host', 'login', 'datetime', 'url', 'status', 'size', 'arbitrary-id']) t.ok(header.includes(column), `the output has the input's column ${column}`);
+  const r = report(csvOut.headers['job-id']);
+  t.equal(r.general['input-format-proxy'], 'csv');
+  t.equal(r.general['input-format-literal'], 'host;login;datetime;url;status;size;arbitrary-id');
+  t.equal(r.general['nb-lines-input'], 283, 'each row (the file has 283 under its header) is a line read');
+});
+
+t.test('a CSV body: any of its content types with parameters, gzip, the request charset', async (t) => {
+  const plain = await post(url, HEAD + ARTICLE + PDF, { 'Content-Type': 'text/csv; charset=utf-8', ...NONE });
+  t.equal(plain.status, 200);
+  const rows = csvRows(plain.text);
+  t.equal(rows.length, 3, 'two events');
+  const col = (name: string) => rows.slice(1).map((r) => r[rows[0].indexOf(name)]);
+  t.same(col('rtype'), ['ARTICLE', 'ARTICLE']);
+  t.same(col('mime'), ['HTML', 'PDF']);
+  t.same(col('datetime'), ['2012-11-30T00:14:18+01:00', '2012-11-30T00:15:18+01:00'], 'ISO 8601 dates, T or space');
+  t.same(col('domain'), ['www.sciencedirect.com', 'pdn.sciencedirect.com'], 'URLs normalised as a log line\'s');
+
+  const gz = await post(url, gzipSync(HEAD + ARTICLE), { 'Content-Type': 'application/vnd.ms-excel', 'Content-Encoding': 'gzip', ...NONE });
+  t.equal(csvRows(gz.text).length, 2, 'a gzip body (the reference did not gunzip CSV)');
+
+  const latin1 = await post(url, iconv.encode(HEAD + ARTICLE.replace('JOHN', 'JÉRÔME'), 'latin1'), { 'Content-Type': 'text/csv', 'Request-Charset': 'latin1', ...NONE });
+  const l1 = csvRows(latin1.text);
+  t.equal(l1[1][l1[0].indexOf('login')], 'JÉRÔME', 'decoded with Request-Charset (the reference did not)');
+
+  const epoch = await post(url, 'timestamp;url\n1354230858;http://www.sciencedirect.com:80/science/article/pii/S0967064508000301\n', { 'Content-Type': 'text/csv', ...NONE });
+  const e = csvRows(epoch.text);
+  t.equal(Date.parse(e[1][e[0].indexOf('datetime')]), 1354230858_000, 'a timestamp column dates the event');
+
+  const logLike = await post(url, HEAD + ARTICLE, { 'Content-Type': 'text/plain', 'Log-Format-ezproxy': EZPROXY_DEFAULT });
+  t.equal(logLike.status, 400, 'other content types are log lines');
+});
+
+t.test('multipart: a file named .csv or .csv.gz, or typed CSV, is a CSV of events', async (t) => {
+  const { body, type } = multipart([
+    { name: 'a.csv', type: 'application/octet-stream', data: HEAD + ARTICLE },
+    { name: 'b.csv.gz', type: 'application/gzip', data: gzipSync(HEAD + PDF) },
+    { name: 'c.txt', type: 'text/csv', data: HEAD + ARTICLE.replace('00:14:18', '00:16:18') },
+  ]);
+  const res = await post(url, body, { 'Content-Type': type, ...NONE });
+  t.equal(res.status, 200);
+  t.equal(csvRows(res.text).length, 4, 'three files, three events');
+});
+
+t.test('rows that give no event are rejected like lines, as their JSON', async (t) => {
+  const bad = '9.9.9.9;X;yesterday;http://www.sciencedirect.com/science/article/pii/S0967064508000301;200;1\n';
+  const ragged = '1.2.3.6;ZOE;2012-11-30T00:17:18+01:00;http://www.sciencedirect.com:80/science/article/pii/S0967064508000399\n';
+  const res = await post(url, HEAD + ARTICLE + bad + ragged, { 'Content-Type': 'text/csv', 'Reject-Files': 'unknown-formats', Accept: 'application/json', ...NONE });
+  t.equal(res.status, 200);
+  const events = res.json<Array<Record<string, string>>>();
+  t.equal(events.length, 2, 'the short row is an event (ragged rows are tolerated)');
+  t.notOk('status' in events[1], 'its missing cells are absent fields');
+  const row = { host: '1.2.3.4', login: 'JOHN', datetime: '2012-11-30T00:14:18+01:00', url: 'http://www.sciencedirect.com:80/science/article/pii/S0967064508000301', status: '200', size: '2248' };
+  t.equal(events[0].log_id, createHash('sha1').update(JSON.stringify(row)).digest('hex'), 'log_id: SHA-1 of the row\'s JSON, as the reference');
+  const id = res.headers['job-id'] as string;
+  const rejected = readFileSync(`${server.varDir}/jobs/${id}/lines-unknown-formats.log`, 'utf8');
+  t.same(JSON.parse(rejected), { host: '9.9.9.9', login: 'X', datetime: 'yesterday', url: 'http://www.sciencedirect.com/science/article/pii/S0967064508000301', status: '200', size: '1' }, 'the unknown format\'s line is its row as JSON');
+  t.equal(report(id).rejets['nb-lines-unknown-formats'], 1);
+});
+
+t.test('bad CSV gets a clear error, and the service goes on', async (t) => {
+  const unclosed = await post(url, HEAD + '1.2.3.4;"JOHN\n' + ARTICLE.repeat(5000), { 'Content-Type': 'text/csv' });
+  t.equal(unclosed.status, 400);
+  t.equal(unclosed.json<{ code: number }>().code, 4022, 'a quoted cell that never closes');
+  t.match(unclosed.headers['service-status-message'], /closing quote/);
+  const empty = await post(url, '', { 'Content-Type': 'text/csv' });
+  t.equal(empty.json<{ code: number }>().code, 4003, 'no row at all');
+  const headerOnly = await post(url, HEAD, { 'Content-Type': 'text/csv' });
+  t.equal(headerOnly.status, 200, 'a header and no row: no event');
+  t.equal(headerOnly.text, '');
+
+  const { body, type } = multipart([
+    { name: 'a.log', type: 'text/plain', data: ARTICLE.replace(/;/g, ' ') },
+    { name: 'b.csv', type: 'text/csv', data: HEAD + ARTICLE },
+  ]);
+  const mixed = await post(url, body, { 'Content-Type': type, 'Log-Format-ezproxy': '%h %u %t %U %s %b' });
+  const row = server.app.jobStore.get(mixed.headers['job-id'] as string);
+  t.equal(row?.status_code, 4003, 'log lines and CSV events in one job');
+  t.match(mixed.headers['service-status-message'] ?? mixed.trailers['service-status-message'], /separate jobs/);
+
+  const after = await post(url, HEAD + ARTICLE, { 'Content-Type': 'text/csv' });
+  t.equal(after.status, 200, 'the service goes on');
+});

@@ -197,6 +197,9 @@ if (!shared(t, 'datasets') || !shared(t, 'exclusions') || !shared(t, 'pkb')) {
     t.equal(json((await post(Buffer.from(chain), JSON_OUT)).body)[0]['geoip-country'], 'US');
     const csv = await post('geolocalize.log', {});
     t.match(lines(csv.body)[0], /;middlewares;geoip-country;geoip-latitude;geoip-longitude;host;/);
+    const crypted = json((await post('geolocalize.log', { Accept: 'application/json', Geoip: 'all' })).body)[0];
+    t.match(crypted['geoip-host'], /^[0-9a-f]{40}$/, 'the address located is crypted with host, by default');
+    t.equal(crypted['geoip-country'], 'US', 'and located before');
   });
 
   t.test('exclusions: each host of a proxy chain', async (t) => {

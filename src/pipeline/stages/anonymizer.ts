@@ -65,13 +65,15 @@ export function createCrypter(header: { fields?: string; salt?: string; algorith
     return hex;
   };
 
+  // geoip-host is the client's address taken from host: left clear, it would undo host's crypting
+  const crypted = fields.includes('host') && !fields.includes('geoip-host') ? [...fields, 'geoip-host'] : fields;
   return {
     fields: Object.freeze(fields),
     crypt(ec: AccessEvent): void {
-      for (let i = 0; i < fields.length; i++) {
-        const value = ec[fields[i]];
+      for (let i = 0; i < crypted.length; i++) {
+        const value = ec[crypted[i]];
         if (value === undefined || value === '') continue;
-        ec[fields[i]] = hash(String(value));
+        ec[crypted[i]] = hash(String(value));
       }
     },
   };

@@ -79,3 +79,15 @@ t.test('unknown algorithm: 4004 at creation, naming it', async (t) => {
   t.throws(() => createCrypter({ fields: 'host', salt: 's', algorithm: 'nope' }));
   t.equal(createCrypter({ fields: 'disabled', algorithm: 'nope' }), undefined);
 });
+
+t.test('crypting host crypts geoip-host, the same address, too', async (t) => {
+  const crypter = createCrypter({ salt: 's' })!;
+  const ec: AccessEvent = { host: '66.65.65.107', 'geoip-host': '66.65.65.107', 'geoip-country': 'US' };
+  crypter.crypt(ec);
+  t.match(ec['geoip-host'], /^[0-9a-f]{40}$/);
+  t.equal(ec['geoip-host'], ec.host, 'the same hash as the address alone');
+  t.equal(ec['geoip-country'], 'US');
+  const loginOnly = { host: '66.65.65.107', 'geoip-host': '66.65.65.107' };
+  createCrypter({ fields: 'login', salt: 's' })!.crypt(loginOnly);
+  t.equal(loginOnly['geoip-host'], '66.65.65.107', 'host left clear: geoip-host too');
+});

@@ -141,7 +141,8 @@ async function loadPart(part, refresh = false) {
   const box = $(`#part-${part} .status`);
   box.replaceChildren(h('p', { class: 'hint' }, refresh ? 'Asking the origin…' : 'Reading…'));
   try {
-    box.replaceChildren(...describe(await api(`/api/admin/${part}/status${refresh ? '?refresh=1' : ''}`)));
+    // describe() leaves null where a part has nothing to say: replaceChildren would write "null"
+    box.replaceChildren(...describe(await api(`/api/admin/${part}/status${refresh ? '?refresh=1' : ''}`)).filter((n) => n !== null));
   } catch (err) {
     box.replaceChildren(h('p', { class: 'notice bad' }, messageOf(err)));
   }
@@ -171,7 +172,8 @@ async function followLog(since) {
   try {
     const log = await api(`/api/admin/app/update-log?since=${since}`);
     pre.textContent += log.lines.map((l) => `${l}\n`).join('');
-    if (log.state === 'running') timers.log = setTimeout(() => followLog(log.offset), 1000);
+    // `offset` is the number of the first line sent: the next question starts after the last one
+    if (log.state === 'running') timers.log = setTimeout(() => followLog(log.offset + log.lines.length), 1000);
     else say('#updates-message', `Update: ${log.state}${log.error ? ` (${log.error})` : ''}`, log.state === 'failed' ? 'bad' : 'ok');
   } catch {
     // The service restarts at the end of an update: the log stops answering for a while.

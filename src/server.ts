@@ -15,6 +15,9 @@ async function shutdown(signal: string): Promise<void> {
     process.exit(1);
   }, 30_000);
   force.unref();
+  // Running jobs end at once (5003); an answer its client does not take would hold the close.
+  const cut = setTimeout(() => app.server.closeAllConnections(), 5_000);
+  cut.unref();
   try {
     await app.close();
     process.exit(0);

@@ -45,6 +45,7 @@ export const STATUS_CODES = {
   4037: { message: 'The upload stopped sending data', http: 408 },
   4038: { message: 'Processing a batch of lines took too long (a regular expression may be too costly)', http: 422 },
   4039: { message: 'The client closed the connection', http: 499 },
+  4040: { message: 'The client stopped reading the answer', http: 408 },
   5000: { message: 'Internal error', http: 500 },
   5001: { message: 'A problem occured when trying to format the results', http: 500 },
   5002: { message: 'A parsing worker failed', http: 500 },

@@ -5,6 +5,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { request } from 'node:http';
 import { once } from 'node:events';
+import { connect } from 'node:net';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { openDatabase } from '../src/db/database.js';
 import { JobStore } from '../src/db/jobs.js';
@@ -71,6 +72,31 @@ t.test('SIGTERM ends a running job cleanly, then the pool and the database; a re
   t.equal(ok.status, 200, 'new jobs run');
   again.child.kill('SIGTERM');
   await once(again.child, 'exit');
+});
+
+t.test('SIGTERM with a client that reads nothing of its answer: the job ends (5003) and the process exits at once', async (t) => {
+  const varDir = await mkdtemp(join(tmpdir(), 'logsift-server-'));
+  t.teardown(() => rm(varDir, { recursive: true, force: true }));
+  const { child, url } = await startServer(varDir);
+  const port = Number(new URL(url).port);
+  const body = Buffer.from(Array.from({ length: 40_000 }, (_, i) => LINE(i)).join(''));
+  const socket = connect(port, '127.0.0.1');
+  socket.on('error', () => undefined);
+  socket.pause();
+  socket.write(`POST / HTTP/1.1\r\nHost: x\r\nLog-Format-ezproxy: %h %l %u %t "%r" %s %b\r\nDouble-Click-Removal: false\r\nContent-Length: ${body.length}\r\n\r\n`);
+  socket.write(body);
+  await sleep(3000);
+  const started = Date.now();
+  child.kill('SIGTERM');
+  const [code] = (await once(child, 'exit')) as [number];
+  const seconds = (Date.now() - started) / 1000;
+  t.equal(code, 0, 'a clean exit');
+  t.ok(seconds < 15, `in ${seconds.toFixed(1)} s (the answer's connection is cut 5 s after the jobs are ended; it held the close 30 s)`);
+  socket.destroy();
+  const db = openDatabase(join(varDir, 'logsift.sqlite'));
+  const rows = db.prepare('SELECT state, status_code FROM jobs').all() as Array<{ state: string; status_code: number }>;
+  db.close();
+  t.same(rows, [{ state: 'aborted', status_code: 5003 }], 'its job ended as the shutdown\'s');
 });
 
 t.test('kill -9 during a job: after a restart the database is intact, the job is interrupted, its files readable, new jobs run', async (t) => {

@@ -182,7 +182,8 @@ export class ResponseOutput implements JobOutput {
     if (tail) this.body.write(tail);
     if (this.body !== this.res) {
       this.body.end();
-      await once(this.body, 'end').catch(() => undefined);
+      // the compressor ends once the response has taken its output: not when its client is gone
+      await Promise.race([once(this.body, 'end'), once(this.res, 'close')]).catch(() => undefined);
     }
     this.res.addTrailers(trailers);
     this.res.end();

@@ -99,6 +99,10 @@ export class Job {
   /** absolute URLs of the job's files (response headers, report) */
   readonly urls: JobUrls;
   state: 'running' | JobOutcome = 'running';
+  /** the job is waiting for more of the upload (the route's idle limit is about these waits only) */
+  waitingForInput = false;
+  /** the job is waiting for its client to take what was written of the answer */
+  waitingForOutput = false;
   bytesRead = 0;
   linesRead = 0;
   events = 0;
@@ -314,9 +318,27 @@ export class Job {
 
   /** Bytes read, decompressed (the upload limit counts them as received: job-inputs.ts). */
   private async *countBytes(source: AsyncIterable<Uint8Array>): AsyncIterable<Uint8Array> {
-    for await (const chunk of source) {
-      this.bytesRead += chunk.length;
-      yield chunk;
+    const chunks = source[Symbol.asyncIterator]();
+    let ended = false;
+    try {
+      for (;;) {
+        this.waitingForInput = true;
+        let next: IteratorResult<Uint8Array>;
+        try {
+          next = await chunks.next();
+        } finally {
+          this.waitingForInput = false;
+        }
+        if (next.done) {
+          ended = true;
+          return;
+        }
+        this.bytesRead += next.value.length;
+        yield next.value;
+      }
+    } finally {
+      // stopped early (an error, an abort): the input is told, as a for-await would tell it
+      if (!ended) await chunks.return?.();
     }
   }
 
@@ -415,9 +437,26 @@ export class Job {
   /** Waits for room: a free in-flight slot for this job, and drained output streams. */
   private async slot(): Promise<void> {
     while (this.inflight.size >= this.deps.config.pool.inFlightPerJob) await Promise.race(this.inflight);
-    await this.output.drained();
+    this.waitingForOutput = true;
+    try {
+      // a client that reads nothing must not hold an aborted job (shutdown, idle limit) for ever
+      await this.unlessAborted(this.output.drained());
+    } finally {
+      this.waitingForOutput = false;
+    }
     await this.deniedFile.drained();
     await this.rejectFiles.drained();
+  }
+
+  /** `wait`, or less: until the job is aborted. */
+  private unlessAborted(wait: Promise<void>): Promise<void> {
+    const signal = this.signal;
+    if (signal.aborted) return Promise.resolve();
+    return new Promise<void>((resolve, reject) => {
+      const onAbort = () => resolve();
+      signal.addEventListener('abort', onAbort, { once: true });
+      wait.then(resolve, reject).finally(() => signal.removeEventListener('abort', onAbort));
+    });
   }
 
   private dispatch(data: Uint8Array): void {
@@ -638,7 +677,7 @@ export class Job {
     if (!this.abortController.signal.aborted) this.abortController.abort(error);
     await this.settle().catch(() => undefined);
     await this.closeFiles();
-    const outcome: JobOutcome = error.code === 4039 || error.code === 5003 ? 'aborted' : 'failed';
+    const outcome: JobOutcome = error.code === 4039 || error.code === 4040 || error.code === 5003 ? 'aborted' : 'failed';
     this.state = outcome;
     const g = this.report.general;
     g.status = error.code;

@@ -212,11 +212,22 @@ async function runJob(app: FastifyInstance, request: FastifyRequest, res: Server
   };
   if (res.destroyed) onClose();
   else res.on('close', onClose);
+  // The connection idle for IDLE_UPLOAD_MS (no read, no write completed): the job fails if it was
+  // waiting for the upload (4037) or for its client to read (4040). A client reading slowly is
+  // neither: a large write completes only once it has all been taken, so what the system still
+  // has to send is compared with the last time.
   const idle = app.config.limits.idleUploadMs;
   if (idle > 0) {
-    request.raw.setTimeout(idle, () => job.abort(new StatusError(4037, `nothing received for ${idle / 1000} s`)));
-    // Once the upload is complete, the job may take its time: only a silent upload is cut off.
-    request.raw.once('end', () => request.raw.setTimeout(0));
+    let unsent = Infinity;
+    res.on('timeout', () => {
+      const before = unsent;
+      unsent = unsentBytes(res) ?? Infinity;
+      const verdict = idleVerdict({ waitingForInput: job.waitingForInput, waitingForOutput: job.waitingForOutput, answerMoved: unsent < before });
+      if (verdict === 'upload') job.abort(new StatusError(4037, `nothing received for ${idle / 1000} s`));
+      else if (verdict === 'answer') job.abort(new StatusError(4040, `nothing of the answer was taken for ${idle / 1000} s`));
+      else res.setTimeout(idle);
+    });
+    res.setTimeout(idle);
   }
 
   const done = (async () => {
@@ -231,8 +242,31 @@ async function runJob(app: FastifyInstance, request: FastifyRequest, res: Server
     request.log.error({ err, job: id }, 'job crashed');
     sendStatusError(res, new StatusError(5000, (err as Error).message), headers);
     if (!res.writableEnded) res.destroy();
+  } finally {
+    // the connection may serve other requests
+    if (idle > 0) res.setTimeout(0);
   }
   discardRest(request);
+}
+
+/**
+ * What a connection idle for IDLE_UPLOAD_MS means for its job: its upload stopped, its client
+ * stopped reading, or nothing wrong (the job is busy, or the client reads slowly).
+ */
+export function idleVerdict(s: { waitingForInput: boolean; waitingForOutput: boolean; answerMoved: boolean }): 'upload' | 'answer' | 'fine' {
+  if (s.answerMoved) return 'fine';
+  if (s.waitingForInput) return 'upload';
+  if (s.waitingForOutput) return 'answer';
+  return 'fine';
+}
+
+/**
+ * Bytes of the answer the system has been given but not sent yet (the socket's write queue, which
+ * a partial write shrinks), or undefined where node does not tell.
+ */
+function unsentBytes(res: ServerResponse): number | undefined {
+  const queued = (res.socket as unknown as { _handle?: { writeQueueSize?: unknown } } | null)?._handle?.writeQueueSize;
+  return typeof queued === 'number' ? queued : undefined;
 }
 
 /**

@@ -1,6 +1,11 @@
 import t from 'tap';
 import { request, type IncomingMessage } from 'node:http';
 import { once } from 'node:events';
+import { connect } from 'node:net';
+import { spawn } from 'node:child_process';
+import { mkdtemp, rm, writeFile } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import { randomBytes } from 'node:crypto';
 import { gzipSync } from 'node:zlib';
 import { setTimeout as sleep } from 'node:timers/promises';
@@ -55,4 +60,67 @@ t.test('limits users can set: concurrent jobs (503 + Retry-After), upload size (
   t.equal(smallPart.trailers['job-done'], 'true');
   t.ok(over(await postFile('a.log.gz', noisy)), 'a multipart upload over the limit: 4034');
   t.ok(over(await postFile('a.log', Buffer.from(LINE.repeat(200)))), 'and uncompressed');
+});
+
+t.test('the idle limit: a client reading slowly goes through; one that stops reading ends its job with 4040', async (t) => {
+  const server = await startApp({ limits: { maxConcurrentJobs: 0, maxUploadBytes: 0, idleUploadMs: 200, maxLineBytes: 100_000 } }, { POOL_THREADS: '1' });
+  t.teardown(() => server.close());
+  const pad = (n: number) => String(n).padStart(2, '0');
+  const log = (lines: number) => Buffer.from(Array.from({ length: lines }, (_, i) => LINE
+    .replace('00:14:18', `${pad(Math.floor(i / 3600))}:${pad(Math.floor(i / 60) % 60)}:${pad(i % 60)}`)
+    .replace('JOHN', `U${i}`)
+    .replace('S0967064508000301', `S09670645${String(i).padStart(8, '0')}`)).join(''));
+  const head = (body: Buffer) => `POST / HTTP/1.1\r\nHost: x\r\nLog-Format-ezproxy: ${EZPROXY_DEFAULT}\r\nDouble-Click-Removal: false\r\nTE: trailers\r\nContent-Length: ${body.length}\r\nConnection: close\r\n\r\n`;
+  const { port } = new URL(server.url);
+
+  // A client with a small receive buffer (Python's sockets can ask for one, node's cannot) that
+  // reads 8 KB every 20 ms: the service's writes then wait far longer than the idle limit.
+  const dir = await mkdtemp(join(tmpdir(), 'logsift-slow-'));
+  t.teardown(() => rm(dir, { recursive: true, force: true }));
+  const body = log(12_000);
+  await writeFile(join(dir, 'request'), Buffer.concat([Buffer.from(head(body)), body]));
+  const reader = [
+    'import socket, sys, threading, time',
+    's = socket.socket(); s.setsockopt(socket.SOL_SOCKET, socket.SO_RCVBUF, 4096); s.connect(("127.0.0.1", int(sys.argv[1])))',
+    'data = open(sys.argv[2], "rb").read()',
+    'threading.Thread(target=lambda: s.sendall(data), daemon=True).start()',
+    'out = bytearray()',
+    'while True:',
+    '    d = s.recv(8192)',
+    '    if not d: break',
+    '    out += d; time.sleep(0.02)',
+    'sys.stdout.buffer.write(out)',
+  ].join('\n');
+  const python = spawn('python3', ['-c', reader, port, join(dir, 'request')], { stdio: ['ignore', 'pipe', 'inherit'] });
+  const chunks: Buffer[] = [];
+  python.stdout.on('data', (c: Buffer) => chunks.push(c));
+  await once(python, 'close');
+  const answer = Buffer.concat(chunks).toString('latin1');
+  t.ok(answer.length > 5_000_000, `an answer of ${answer.length} bytes`);
+  t.notMatch(answer, /#logsift-error/, 'a client reading slowly is not an idle upload');
+  t.match(answer, /Job-Done: true/, 'its job done');
+  t.equal(answer.split('\n').filter((l) => l.includes('sciencedirect')).length, 12_000);
+
+  // A client that sends its upload and reads nothing: once the system's buffers are full, the
+  // job waits for it, and ends.
+  const silent = connect(Number(port), '127.0.0.1');
+  silent.on('error', () => undefined);
+  silent.pause();
+  const big = log(40_000);
+  silent.write(head(big));
+  silent.write(big);
+  let id: string | undefined;
+  for (let i = 0; i < 200 && id === undefined; i++) {
+    await sleep(50);
+    id = server.app.runningJobs.list()[0]?.id;
+  }
+  let row = id ? server.app.jobStore.get(id) : undefined;
+  for (let i = 0; i < 400 && id && row?.state === 'running'; i++) {
+    await sleep(50);
+    row = server.app.jobStore.get(id);
+  }
+  t.equal(row?.state, 'aborted', 'a client that reads nothing ends its job');
+  t.equal(row?.status_code, 4040);
+  t.ok((row?.lines_read ?? 0) < 40_000, 'before its end');
+  silent.destroy();
 });

@@ -5,7 +5,7 @@ import { tmpdir } from 'node:os';
 import { delimiter, join } from 'node:path';
 import { startApp, type TestApp } from '../helpers/app.js';
 import { shared } from '../helpers/shared.js';
-import { get, lines, postJob, report } from '../helpers/jobs.js';
+import { get, lines, openJob, postJob, report } from '../helpers/jobs.js';
 import { PROJECT_ROOT, SHARED_DIR } from '../../src/paths.js';
 import { REJECT_CATEGORIES } from '../../src/pipeline/stages/types.js';
 import { accountedLines, REJECT_COUNTERS } from '../../src/pipeline/job-report.js';
@@ -133,4 +133,23 @@ t.test('every input line ends in exactly one place, and the report adds up', { s
   const traces = await get(res.headers.get('job-traces')!);
   t.match(traces.body, /error: A line could not be processed \(unknown-errors\): Error: boom: this parser always fails/);
   t.notMatch(traces.body, /accounted for/, 'the job found its books balanced');
+});
+
+t.test('a job that stops early says how many events its double-click window still held', async (t) => {
+  const app = await startApp({ limits: { maxConcurrentJobs: 0, maxUploadBytes: 0, idleUploadMs: 0, maxLineBytes: 10_000 } }, { POOL_THREADS: '1' });
+  t.teardown(() => app.close());
+  // two events in the double-click window, then (once they are parsed) a line over the limit
+  const job = openJob(app.url, [
+    line('10.0.0.1', 'ALICE', '00:01:00', sdPdf('S0012160612004174')),
+    line('10.0.0.2', 'BOB', '00:01:05', sdArticle('S0012160612000001')),
+  ].join('\n') + '\n', { 'Log-Format-ezproxy': '%h %l %u %t "%r" %s %b', 'Double-Click-Removal': 'true' });
+  await new Promise((resolve) => setTimeout(resolve, 1000));
+  job.push('x'.repeat(20_000));
+  job.push(null);
+  const res = await job.response;
+  await res.text();
+  t.equal(res.status, 400, 'the over-long line fails the job');
+  const traces = await get(res.headers.get('job-traces')!);
+  t.notMatch(traces.body, /accounted for/, 'no accounting error');
+  t.match(traces.body, /warn: 2 of the 2 lines read were events still held by the double-click or chronology checks when the job stopped/);
 });

@@ -4,6 +4,7 @@ import { setTimeout as sleep } from 'node:timers/promises';
 import { AppUpdater, npmBuild, npmInstall, type AppUpdateSteps } from '../updates/app-update.js';
 import { UpdatableParts } from '../updates/parts.js';
 import { checkUpdatedPlatforms } from '../updates/platforms-check.js';
+import { findGitdir, headCommit } from '../updates/git.js';
 
 declare module 'fastify' {
   interface FastifyInstance {
@@ -24,20 +25,28 @@ const DRAIN_MS = 5 * 60_000;
 /** The updatable parts; a platforms update swaps the parsing runtime for the next jobs. */
 export default fp<UpdatesPluginOptions>(async (app, opts) => {
   const u = app.config.updates;
+  const middlewaresGitdir = join(u.gitdirsDir, 'middlewares');
+  /** Jobs carry the middlewares' commit and its date (the report's middlewares-version and -date). */
+  const noteMiddlewaresVersion = async () => {
+    const gitdir = await findGitdir(app.config.middlewaresDir, middlewaresGitdir);
+    const head = gitdir ? await headCommit({ dir: app.config.middlewaresDir, gitdir }) : undefined;
+    if (head) app.runtime.setVersions({ middlewares_version: head.oid.slice(0, 7), middlewares_date: head.date });
+  };
+  // from the start, not only after an update made by this process
+  const readMiddlewaresVersion = () => noteMiddlewaresVersion().catch((err: unknown) => app.log.warn({ err }, 'the middlewares\' commit could not be read'));
+  await readMiddlewaresVersion();
   const parts = new UpdatableParts({
     parts: [
       { name: 'app', dir: u.appDir, ...u.app },
       { name: 'platforms', dir: app.config.platformsDir, gitdir: join(u.gitdirsDir, 'platforms'), ...u.platforms },
-      { name: 'middlewares', dir: app.config.middlewaresDir, gitdir: join(u.gitdirsDir, 'middlewares'), ...u.middlewares },
+      { name: 'middlewares', dir: app.config.middlewaresDir, gitdir: middlewaresGitdir, ...u.middlewares },
       { name: 'resources', dir: app.config.resourcesDir, gitdir: join(u.gitdirsDir, 'resources'), ...u.resources },
     ],
     fetchIntervalMs: u.fetchIntervalMs,
     appVersion: app.appVersion,
     log: app.log,
-    onUpdated: async (part, commit) => {
-      if (part === 'middlewares') {
-        app.runtime.setVersions({ middlewares_version: commit.slice(0, 7), middlewares_date: new Date().toISOString().slice(0, 10) });
-      }
+    onUpdated: async (part) => {
+      if (part === 'middlewares') await readMiddlewaresVersion();
       // Checked before anything is swapped: a throw puts the files back, the loaded platforms stay.
       if (part === 'platforms') await checkUpdatedPlatforms(app.config.platformsDir, join(app.config.varDir, 'cache', 'hooks'), app.platforms.problems);
       // The pools hold the platforms and what the filters read (exclusion lists, knowledge bases,

@@ -219,15 +219,14 @@ async function runJob(app: FastifyInstance, request: FastifyRequest, res: Server
   const idle = app.config.limits.idleUploadMs;
   if (idle > 0) {
     let unsent = Infinity;
-    res.on('timeout', () => {
+    res.setTimeout(idle, () => {
       const before = unsent;
       unsent = unsentBytes(res) ?? Infinity;
       const verdict = idleVerdict({ waitingForInput: job.waitingForInput, waitingForOutput: job.waitingForOutput, answerMoved: unsent < before });
       if (verdict === 'upload') job.abort(new StatusError(4037, `nothing received for ${idle / 1000} s`));
       else if (verdict === 'answer') job.abort(new StatusError(4040, `nothing of the answer was taken for ${idle / 1000} s`));
-      else res.setTimeout(idle);
+      else res.socket?.setTimeout(idle);
     });
-    res.setTimeout(idle);
   }
 
   const done = (async () => {
@@ -244,7 +243,7 @@ async function runJob(app: FastifyInstance, request: FastifyRequest, res: Server
     if (!res.writableEnded) res.destroy();
   } finally {
     // the connection may serve other requests
-    if (idle > 0) res.setTimeout(0);
+    if (idle > 0) res.socket?.setTimeout(0);
   }
   discardRest(request);
 }

@@ -54,6 +54,14 @@ export async function resolveCommit(repo: Repo, ref: string): Promise<string | u
   }
 }
 
+/** The commit a repository's HEAD is on and its date (YYYY-MM-DD, UTC), or undefined when it has none. */
+export async function headCommit(repo: Repo): Promise<{ oid: string; date: string } | undefined> {
+  const oid = await resolveCommit(repo, 'HEAD');
+  if (!oid) return undefined;
+  const { commit } = await git.readCommit({ fs, gitdir: repo.gitdir, oid, cache: repo.cache });
+  return { oid, date: new Date(commit.committer.timestamp * 1000).toISOString().slice(0, 10) };
+}
+
 /** `https://user:secret@host/x.git` → `https://host/x.git`: origins are shown to admins and logged. */
 export function redactUrl(url: string): string {
   try {

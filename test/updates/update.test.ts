@@ -285,3 +285,23 @@ t.test('an update changes the rules for the next job, not for a job still runnin
   for (let i = 0; i < 100 && app.runtime.retiringPools > 0; i++) await sleep(20);
   t.equal(app.runtime.retiringPools, 0, 'the old pool closed once its job ended');
 });
+
+t.test('jobs carry the middlewares\' commit from the start, not only after an update made since', async (t) => {
+  const root = await tempDir(t);
+  await mkdir(join(root, 'repos', 'platforms'), { recursive: true });
+  const dir = join(root, 'repos', 'middlewares');
+  // where the service keeps a data part's git metadata (README, Updating)
+  const gitdir = join(root, 'repos', '.gitdirs', 'middlewares');
+  await mkdir(dir, { recursive: true });
+  await git.init({ fs, dir, gitdir, defaultBranch: 'master' });
+  const oid = await commitLocally(dir, gitdir, { 'README.md': 'the institution\'s middlewares\n' }, 'middlewares');
+  const { app } = await startService(t, root);
+  t.equal(app.versions.middlewares_version, oid.slice(0, 7));
+  t.equal(app.versions.middlewares_date, '2027-01-15', 'the commit\'s date, as the platforms\' would be');
+  await app.listen({ host: '127.0.0.1', port: 0 });
+  const { port } = app.server.address() as AddressInfo;
+  const job = await fetch(`http://127.0.0.1:${port}/`, { method: 'POST', headers: { 'Log-Format-ezproxy': FORMAT }, body: '1.2.3.4 - - [30/Nov/2012:00:14:18 +0100] "GET http://www.demo.org/x HTTP/1.1" 200 1\n' });
+  await job.text();
+  const report = JSON.parse(await readFile(join(root, 'var', 'jobs', String(job.headers.get('job-id')), 'report.json'), 'utf8')) as { general: Record<string, unknown> };
+  t.equal(report.general['middlewares-version'], oid.slice(0, 7), 'and the report');
+});

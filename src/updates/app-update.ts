@@ -157,6 +157,11 @@ export class AppUpdater {
       if (!tag) throw new UpdateError(409, 'noReleaseTag', 'the origin has no tag');
       targetOid = tag.commitOid;
       this.current.target = tag.name;
+      // a checkout that holds the release and later commits would be taken back to it
+      if (!request.force && pos.headOid !== targetOid && (await new History(repo).contains(pos.headOid, targetOid))) {
+        ctx.log(`The checkout is ahead of the latest release ${tag.name} (it holds it and later commits): nothing to do; version=latest follows the branch, force=yes goes back to ${tag.name}`);
+        return false;
+      }
       checkout = () => git.checkout({ fs, dir: repo.dir, gitdir: repo.gitdir, cache: repo.cache, ref: `refs/tags/${tag.name}`, force: request.force });
     } else {
       targetOid = remoteOid;

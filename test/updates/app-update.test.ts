@@ -92,6 +92,24 @@ t.test('latest: the branch is fast-forwarded to the origin', async (t) => {
   t.match(await status(app), { current: `v2-1-g${tip.slice(0, 7)}`, 'from-head': 'uptodate', 'from-tag': 'upward', headOid: tip });
 });
 
+t.test('stable on a checkout ahead of the latest release: nothing to do, unless forced', async (t) => {
+  const { calls, steps } = recorder();
+  const { app, tip } = await withAppCheckout(t, steps);
+  await putApp(app, '?version=latest');
+  await app.appUpdater.settled;
+  calls.length = 0;
+  t.equal((await putApp(app)).statusCode, 202);
+  await app.appUpdater.settled;
+  t.same(calls, [], 'no downgrade to v2, no build, no restart');
+  const log = await updateLog(app);
+  t.equal(log.state, 'done');
+  t.match(log.lines.join('\n'), /ahead of the latest release v2/);
+  t.match(await status(app), { headOid: tip });
+  t.equal((await putApp(app, '?force=yes')).statusCode, 202);
+  await app.appUpdater.settled;
+  t.same(calls, ['install 2.0.0', 'build 2.0.0', 'exit 75'], 'forced: back to the release');
+});
+
 t.test('a failed build puts the previous version back, rebuilds it and does not exit', async (t) => {
   const { calls, steps } = recorder({ build: 1 });
   const { app, appDir } = await withAppCheckout(t, steps);

@@ -8,7 +8,7 @@ t.test('every field comes back as it went in', async (t) => {
   const packer = new EventPacker();
   const input: Array<EventRecord & { text: string }> = [
     { ts: 1700000000, text: 'a;b;c', denied: false, platform: 'wiley', rtype: 'ARTICLE', mime: 'PDF', dupKey: 'k1', dupWindow: 30, campus: true },
-    { ts: 1700000001.5, text: 'é;ü;中文;😀', denied: true, platform: 'wiley', campus: false },
+    { ts: 1700000001.5, text: 'é;ü;中文;😀', denied: true, platform: 'wiley', campus: false, pkbMiss: true },
     { ts: 1700000002, text: '', denied: false, raw: 'the line', json: '{"a":1}', dupWindow: 0 },
   ];
   for (const e of input) packer.push(e);
@@ -22,7 +22,7 @@ t.test('every field comes back as it went in', async (t) => {
     t.equal(text(e), want.text, `text ${i}`);
     t.same({ ...e, text: undefined }, {
       ts: want.ts, text: undefined, denied: want.denied, platform: want.platform, rtype: want.rtype, mime: want.mime,
-      raw: want.raw, json: want.json, dupKey: want.dupKey, dupWindow: want.dupWindow, campus: want.campus,
+      raw: want.raw, json: want.json, dupKey: want.dupKey, dupWindow: want.dupWindow, campus: want.campus, pkbMiss: want.pkbMiss ?? false,
     }, `fields ${i}`);
   });
 });

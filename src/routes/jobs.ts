@@ -252,7 +252,7 @@ async function runJob(app: FastifyInstance, request: FastifyRequest, res: Server
  * What a connection idle for IDLE_UPLOAD_MS means for its job: its upload stopped, its client
  * stopped reading, or nothing wrong (the job is busy, or the client reads slowly).
  */
-export function idleVerdict(s: { waitingForInput: boolean; waitingForOutput: boolean; answerMoved: boolean }): 'upload' | 'answer' | 'fine' {
+function idleVerdict(s: { waitingForInput: boolean; waitingForOutput: boolean; answerMoved: boolean }): 'upload' | 'answer' | 'fine' {
   if (s.answerMoved) return 'fine';
   if (s.waitingForInput) return 'upload';
   if (s.waitingForOutput) return 'answer';

@@ -2,7 +2,7 @@ import * as crypto from 'node:crypto';
 import iconv from 'iconv-lite';
 import { compileFormat } from './formats/compile.js';
 import { parseLine } from './formats/line-parser.js';
-import { CSV_FAMILY, csvRowFields } from './formats/csv-events.js';
+import { CSV_FAMILY, csvRowFields } from './formats/csv-rows.js';
 import { makeEventTimer, makeIsoEventTimer, type EventTime } from './dates.js';
 import { normaliseUrl } from './url-normalise.js';
 import { createSerializer } from './writers/index.js';

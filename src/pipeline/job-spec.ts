@@ -1,5 +1,5 @@
 import type { ProxyFamily } from './formats/types.js';
-import type { CSV_FAMILY } from './formats/csv-events.js';
+import type { CSV_FAMILY } from './formats/csv-rows.js';
 import type { JobOptions } from './job-options.js';
 import type { OutputKind } from './writers/types.js';
 import type { RejectCategory } from './stages/types.js';

@@ -11,8 +11,7 @@ import { parse as parseCsv } from 'fast-csv';
 import iconv from 'iconv-lite';
 import { StatusError } from '../../status-codes.js';
 
-/** The name a CSV input's "format" goes by in the report and the workers' spec. */
-export const CSV_FAMILY = 'csv';
+export { CSV_FAMILY } from './csv-rows.js';
 
 /** Lines are handed on in chunks of about this many bytes (or sooner, when the parser runs dry). */
 const CHUNK_BYTES = 64 * 1024;
@@ -84,23 +83,4 @@ export async function* csvEventLines(source: AsyncIterable<Uint8Array>, opts: Cs
   } finally {
     parser.destroy();
   }
-}
-
-/**
- * The fields of one row line (`csvEventLines`): its cells as strings, empty ones left out (as a
- * log line's); undefined when the line is not such a row.
- */
-export function csvRowFields(line: string): Record<string, string> | undefined {
-  let row: unknown;
-  try {
-    row = JSON.parse(line);
-  } catch {
-    return undefined;
-  }
-  if (typeof row !== 'object' || row === null || Array.isArray(row)) return undefined;
-  const out: Record<string, string> = {};
-  for (const [k, v] of Object.entries(row as Record<string, unknown>)) {
-    if (typeof v === 'string' && v !== '' && k !== '__proto__') out[k] = v;
-  }
-  return out;
 }

@@ -1,6 +1,7 @@
 import t from 'tap';
 import iconv from 'iconv-lite';
-import { csvEventLines, csvRowFields } from '../../../src/pipeline/formats/csv-events.js';
+import { csvEventLines } from '../../../src/pipeline/formats/csv-events.js';
+import { csvRowFields } from '../../../src/pipeline/formats/csv-rows.js';
 import { StatusError } from '../../../src/status-codes.js';
 
 async function* chunksOf(data: Buffer, size: number): AsyncIterable<Uint8Array> {
@@ -68,12 +69,4 @@ t.test('a failing input fails the lines with its own error', async (t) => {
   }
   const lines = csvEventLines(broken(), { charset: 'utf-8', maxRowBytes: 1000, onColumns: () => undefined });
   await t.rejects((async () => { for await (const _ of lines) { /* read on */ } })(), { code: 4002, message: /not valid gzip/ });
-});
-
-t.test('csvRowFields: a row line, or undefined', async (t) => {
-  t.same(csvRowFields('{"a":"1","b":"","__proto__":"x"}'), { a: '1' });
-  t.equal(csvRowFields('not json'), undefined);
-  t.equal(csvRowFields('[1,2]'), undefined);
-  t.equal(csvRowFields('null'), undefined);
-  t.same(csvRowFields('{"a":1,"b":"2"}'), { b: '2' }, 'only text values (what the main thread writes)');
 });

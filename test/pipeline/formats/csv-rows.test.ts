@@ -1,0 +1,10 @@
+import t from 'tap';
+import { csvRowFields } from '../../../src/pipeline/formats/csv-rows.js';
+
+t.test('csvRowFields: a row line, or undefined', async (t) => {
+  t.same(csvRowFields('{"a":"1","b":"","__proto__":"x"}'), { a: '1' });
+  t.equal(csvRowFields('not json'), undefined);
+  t.equal(csvRowFields('[1,2]'), undefined);
+  t.equal(csvRowFields('null'), undefined);
+  t.same(csvRowFields('{"a":1,"b":"2"}'), { b: '2' }, 'only text values (what the main thread writes)');
+});

@@ -8,6 +8,7 @@ import { detectFormat } from './formats/auto-detect.js';
 import { parseLine } from './formats/line-parser.js';
 import type { CompiledFormat } from './formats/types.js';
 import { CSV_FAMILY, csvEventLines } from './formats/csv-events.js';
+import { isAsciiCompatible, transcodeToUtf8 } from './charsets.js';
 import { computeColumns } from './output-fields.js';
 import { frameFor } from './writers/index.js';
 import type { Frame } from './writers/types.js';
@@ -59,12 +60,6 @@ export interface JobMeta {
 
 export type JobOutcome = 'done' | 'failed' | 'aborted';
 
-/** Whether a charset writes `\n` as the single byte 0x0A (then workers can cut and decode lines). */
-export function isAsciiCompatible(charset: string): boolean {
-  const bytes = iconv.encode('\na', charset);
-  return bytes.length === 2 && bytes[0] === 0x0a && bytes[1] === 0x61;
-}
-
 /** Budget of one first line matched on the main thread: 1 s at most, less if batches get less. */
 export function firstLineBudgetMs(batchTimeoutMs: number): number {
   return batchTimeoutMs > 0 ? Math.min(batchTimeoutMs, 1000) : 1000;
@@ -74,16 +69,6 @@ export function firstLineBudgetMs(batchTimeoutMs: number): number {
 function clientGone(err: unknown): boolean {
   const e = err as NodeJS.ErrnoException | undefined;
   return e?.code === 'ECONNRESET' || e?.code === 'ERR_STREAM_PREMATURE_CLOSE' || e?.message === 'aborted';
-}
-
-async function* transcodeToUtf8(source: AsyncIterable<Uint8Array>, charset: string): AsyncIterable<Uint8Array> {
-  const decoder = iconv.getDecoder(charset);
-  for await (const chunk of source) {
-    const text = decoder.write(Buffer.from(chunk.buffer, chunk.byteOffset, chunk.byteLength));
-    if (text) yield Buffer.from(text, 'utf8');
-  }
-  const rest = decoder.end();
-  if (rest) yield Buffer.from(rest, 'utf8');
 }
 
 /**

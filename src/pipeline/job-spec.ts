@@ -1,5 +1,5 @@
 import type { ProxyFamily } from './formats/types.js';
-import type { CSV_FAMILY } from './formats/csv-rows.js';
+import { CSV_FAMILY } from './formats/csv-rows.js';
 import type { JobOptions } from './job-options.js';
 import type { OutputKind } from './writers/types.js';
 import type { RejectCategory } from './stages/types.js';
@@ -96,7 +96,7 @@ export function jobSpec(
 ): JobSpec {
   return {
     id,
-    format: format.family === 'csv' ? { family: format.family, columns: format.columns } : { family: format.family, literal: format.literal },
+    format: format.family === CSV_FAMILY ? { family: format.family, columns: format.columns } : { family: format.family, literal: format.literal },
     dateFormat: o.dateFormat,
     defaultZone: env.defaultZone,
     charset: env.charset,

@@ -27,13 +27,16 @@ export default fp<UpdatesPluginOptions>(async (app, opts) => {
   const u = app.config.updates;
   const middlewaresGitdir = join(u.gitdirsDir, 'middlewares');
   /** Jobs carry the middlewares' commit and its date (the report's middlewares-version and -date). */
-  const noteMiddlewaresVersion = async () => {
-    const gitdir = await findGitdir(app.config.middlewaresDir, middlewaresGitdir);
-    const head = gitdir ? await headCommit({ dir: app.config.middlewaresDir, gitdir }) : undefined;
-    if (head) app.runtime.setVersions({ middlewares_version: head.oid.slice(0, 7), middlewares_date: head.date });
+  const readMiddlewaresVersion = async () => {
+    try {
+      const gitdir = await findGitdir(app.config.middlewaresDir, middlewaresGitdir);
+      const head = gitdir ? await headCommit({ dir: app.config.middlewaresDir, gitdir }) : undefined;
+      if (head) app.runtime.setVersions({ middlewares_version: head.oid.slice(0, 7), middlewares_date: head.date });
+    } catch (err) {
+      app.log.warn({ err }, 'the middlewares\' commit could not be read');
+    }
   };
   // from the start, not only after an update made by this process
-  const readMiddlewaresVersion = () => noteMiddlewaresVersion().catch((err: unknown) => app.log.warn({ err }, 'the middlewares\' commit could not be read'));
   await readMiddlewaresVersion();
   const parts = new UpdatableParts({
     parts: [

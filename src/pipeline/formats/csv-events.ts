@@ -8,8 +8,8 @@
 import { Readable } from 'node:stream';
 import { pipeline } from 'node:stream/promises';
 import { parse as parseCsv } from 'fast-csv';
-import iconv from 'iconv-lite';
 import { StatusError } from '../../status-codes.js';
+import { decodedText } from '../charsets.js';
 
 export { CSV_FAMILY } from './csv-rows.js';
 
@@ -37,21 +37,17 @@ export async function* csvEventLines(source: AsyncIterable<Uint8Array>, opts: Cs
   let fed = 0;
   let fedAtRow = 0;
   const limit = opts.maxRowBytes > 0 ? opts.maxRowBytes + 2 * CHUNK_BYTES : Infinity;
-  async function* text(): AsyncIterable<string> {
-    const decoder = iconv.getDecoder(opts.charset);
+  async function* counted(): AsyncIterable<Uint8Array> {
     for await (const chunk of source) {
       fed += chunk.length;
       if (fed - fedAtRow > limit) {
         throw new StatusError(4022, `a CSV row is longer than ${opts.maxRowBytes} bytes: a quoted cell may lack its closing quote`);
       }
-      const s = decoder.write(Buffer.from(chunk.buffer, chunk.byteOffset, chunk.byteLength));
-      if (s) yield s;
+      yield chunk;
     }
-    const rest = decoder.end();
-    if (rest) yield rest;
   }
   const parser = parseCsv<string[], string[]>({ delimiter: ';', ignoreEmpty: true });
-  const feeding = pipeline(Readable.from(text()), parser);
+  const feeding = pipeline(Readable.from(decodedText(counted(), opts.charset)), parser);
   // the parser's iteration reports the failure; this keeps the pipeline's own copy from going unheard
   feeding.catch(() => undefined);
   let columns: string[] | undefined;

@@ -54,9 +54,9 @@ const UTF8 = 2;
 const DOUBLE = 3;
 const MAP = 7;
 
-/** The spec's separator between the search tree and the data section. */
-const SEPARATOR_BYTES = 16;
-const METADATA_MARKER = Buffer.from('abcdef4d61784d696e642e636f6d', 'hex');
+/** The spec's separator between the search tree and the data section, and the metadata's marker. */
+export const SEPARATOR_BYTES = 16;
+export const METADATA_MARKER = Buffer.from('abcdef4d61784d696e642e636f6d', 'hex');
 
 /** A control byte (and the size's extra bytes) of a value of `type` and `size`. */
 function control(type: number, size: number): number[] {
@@ -166,8 +166,18 @@ function recordAccess(tree: Buffer, recordSize: number): { get(node: number, rig
   throw new Error(`unsupported record size ${recordSize}`);
 }
 
-interface Decoder { decode(offset: number): { value: unknown } }
-type DecoderClass = new (db: Buffer, baseOffset: number, cache?: { get(k: number): unknown; set(k: number, v: unknown): void }) => Decoder;
+export interface DecodeCache { get(offset: number): unknown; set(offset: number, value: unknown): void }
+export interface Decoder { decode(offset: number): { value: unknown }; decodeFast(offset: number): { value: unknown } }
+type DecoderClass = new (db: Buffer, baseOffset: number, cache?: DecodeCache) => Decoder;
+
+/**
+ * mmdb-lib's decoder of a data section (its Reader's own module, which the package does not
+ * export): `baseOffset` is where in `db` the section's pointers count from.
+ */
+export function mmdbDecoder(db: Buffer, baseOffset: number, cache?: DecodeCache): Decoder {
+  const Decoder = (createRequire(import.meta.url)('mmdb-lib/lib/decoder.js') as { default: DecoderClass }).default;
+  return new Decoder(db, baseOffset, cache);
+}
 
 /**
  * The slim version of a MaxMind DB file's bytes. Throws when the file is not a MaxMind DB. The
@@ -179,10 +189,9 @@ export function slimMmdb(db: Buffer): Buffer {
   const metaStart = db.lastIndexOf(METADATA_MARKER);
   if (metaStart < 0) throw new Error('no metadata section');
   const dataStart = searchTreeSize + SEPARATOR_BYTES;
-  const Decoder = (createRequire(import.meta.url)('mmdb-lib/lib/decoder.js') as { default: DecoderClass }).default;
   // Records share their parts (a country, a continent) through pointers: decoded once each.
   const shared = new Map<number, unknown>();
-  const decoder = new Decoder(db, dataStart, { get: (k) => shared.get(k), set: (k, v) => { if (shared.size >= 50_000) shared.clear(); shared.set(k, v); } });
+  const decoder = mmdbDecoder(db, dataStart, { get: (k) => shared.get(k), set: (k, v) => { if (shared.size >= 50_000) shared.clear(); shared.set(k, v); } });
 
   const tree = Buffer.from(db.subarray(0, searchTreeSize));
   const records = recordAccess(tree, recordSize);

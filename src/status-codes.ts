@@ -41,7 +41,7 @@ export const STATUS_CODES = {
   4032: { message: 'Invalid header value', http: 400 },
   4033: { message: 'Unknown platform', http: 400 },
   4034: { message: 'Upload too large', http: 413 },
-  // no 4035/4036: a too long line is the reference's 4022, and there is no Extract header
+  // no 4035/4036: a too long line is the reference's 4022, and a bad Extract header is 4032
   4037: { message: 'The upload stopped sending data', http: 408 },
   4038: { message: 'Processing a batch of lines took too long (a regular expression may be too costly)', http: 422 },
   4039: { message: 'The client closed the connection', http: 499 },

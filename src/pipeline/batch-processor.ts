@@ -15,6 +15,7 @@ import { exclusionStage, userAgentField } from './stages/exclusions.js';
 import { deduplicatorStage } from './stages/deduplicator.js';
 import { enhancerStage } from './stages/enhancer.js';
 import { geolocalizerStage } from './stages/geolocalizer.js';
+import { cutStage } from './stages/cut.js';
 import { onCampusStage } from './stages/on-campus.js';
 import { externalStage } from './stages/external.js';
 import type { EventFlags, EventStage, RejectCategory } from './stages/types.js';
@@ -123,6 +124,9 @@ export function buildChain(spec: JobSpec, shared: SharedResources, formatFields:
         break;
       case 'geolocalizer':
         if (spec.geolocate && r.geo) chain.push(geolocalizerStage(r.geo));
+        break;
+      case 'cut':
+        if (spec.extract) chain.push(cutStage(spec.extract));
         break;
       case 'on-campus-counter':
         chain.push(onCampusStage(r.campus));

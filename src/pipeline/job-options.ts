@@ -16,6 +16,7 @@ import { readDisableFilters, type ExclusionSwitches } from './stages/exclusions.
 import { DEFAULT_MIDDLEWARES, isBuiltinMiddleware, resolveMiddlewares } from './middlewares.js';
 import { readDoubleClickOptions, type DoubleClickOptions } from './double-clicks.js';
 import { readChronologyTolerance } from './chronology.js';
+import { ExtractError, parseExtract, type ExtractSpec } from './stages/cut.js';
 import type { MiddlewareModule } from '../resources/middlewares.js';
 
 /** Request headers as Node gives them: lower-cased names. */
@@ -72,6 +73,8 @@ export interface JobOptions {
   readonly exclusions: ExclusionSwitches;
   /** knowledge-base enrichment (ezPAARSE-Enrich) */
   readonly enrich: boolean;
+  /** the Extract header, when the chain has `cut` */
+  readonly extract?: ExtractSpec;
   /** Double-Click-*; `enabled` is false too when the deduplicator is not in the chain */
   readonly doubleClick: DoubleClickOptions;
   /** Chronology-Tolerance (seconds); undefined: strictly ordered, as the reference */
@@ -103,6 +106,17 @@ export function utf8Header(value: string): string {
 function flag(value: string | undefined, fallback: boolean): boolean {
   if (value === undefined || value.trim() === '') return fallback;
   return value.trim().toLowerCase() === 'true';
+}
+
+/** Checked even when the chain has no `cut`: a setting written for another chain still gets its mistakes shown. */
+function readExtract(value: string | undefined): ExtractSpec | undefined {
+  if (value === undefined || value.trim() === '') return undefined;
+  try {
+    return parseExtract(value);
+  } catch (err) {
+    if (err instanceof ExtractError) throw new StatusError(4032, `Extract: ${err.message}`);
+    throw err;
+  }
 }
 
 function readFormat(headers: RequestHeaders): { format?: CompiledFormat; ignored: string[] } {
@@ -245,6 +259,7 @@ function readChain(
   headers: RequestHeaders,
   ctx: OptionsContext,
   geoip: readonly string[],
+  extract: ExtractSpec | undefined,
   seen: Readonly<Record<string, string>>,
   formatFields: readonly string[],
 ): { middlewares: string[]; stageFields: string[] } {
@@ -253,6 +268,7 @@ function readChain(
   const stageFields: string[] = [];
   for (const name of middlewares) {
     if (name === 'geolocalizer') stageFields.push(...geoip);
+    if (name === 'cut' && extract) stageFields.push(...extract.fields);
     const mod = extra.get(name);
     if (!mod) continue;
     stageFields.push(...(mod.fields ?? []));
@@ -294,7 +310,8 @@ export function readJobOptions(headers: RequestHeaders, ctx: OptionsContext): Jo
   const unknownFilter = filterPlatforms?.find((p) => !ctx.platforms.has(p));
   if (unknownFilter) throw new StatusError(4033, `Filter-Platforms: no platform named ${JSON.stringify(unknownFilter)}`);
   const seen = recordedHeaders(headers);
-  const chain = readChain(headers, ctx, geoip, seen, format?.fieldNames ?? []);
+  const extract = readExtract(header(headers, 'extract'));
+  const chain = readChain(headers, ctx, geoip, extract, seen, format?.fieldNames ?? []);
   const doubleClick = readDoubleClickOptions(headers);
   return {
     format,
@@ -326,6 +343,7 @@ export function readJobOptions(headers: RequestHeaders, ctx: OptionsContext): Jo
     middlewares: chain.middlewares,
     exclusions: readDisableFilters(header(headers, 'disable-filters')),
     enrich: header(headers, 'ezpaarse-enrich')?.trim().toLowerCase() !== 'false',
+    extract: chain.middlewares.includes('cut') ? extract : undefined,
     // Clean-Only writes lines, not events: no double clicks, no chronology (reference 3.5)
     doubleClick: { ...doubleClick, enabled: doubleClick.enabled && !cleanOnly && chain.middlewares.includes('deduplicator') },
     chronologyTolerance: cleanOnly ? undefined : readChronologyTolerance(header(headers, 'chronology-tolerance')),

@@ -16,7 +16,7 @@ export type JobFormat =
  * What a parsing worker needs to know about a job: plain, structured-clonable data sent with
  * each batch and compiled once per worker (regexes, date parser, serialiser, chain).
  */
-export interface JobSpec extends Pick<JobOptions, 'middlewares' | 'exclusions' | 'enrich'> {
+export interface JobSpec extends Pick<JobOptions, 'middlewares' | 'exclusions' | 'enrich' | 'extract'> {
   readonly id: string;
   readonly format: JobFormat;
   readonly dateFormat: string;
@@ -111,6 +111,7 @@ export function jobSpec(
     middlewares: o.middlewares,
     exclusions: o.exclusions,
     enrich: o.enrich,
+    extract: o.extract,
     geolocate: o.geoip.length > 0,
     doubleClick: o.doubleClick.enabled ? o.doubleClick : undefined,
     headers: o.headers,

@@ -12,6 +12,7 @@ export const BUILTIN_MIDDLEWARES = [
   'deduplicator',
   'enhancer',
   'geolocalizer',
+  'cut',
   'on-campus-counter',
   'qualifier',
   'anonymizer',

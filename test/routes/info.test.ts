@@ -268,7 +268,7 @@ t.test('the reference\'s other information routes: uuid, config, domains, middle
     t.same((await ta.inject({ url: `${prefix}/domains/a%20b` })).json(), [], 'not a host name: []');
 
     const mw = (await ta.inject({ url: `${prefix}/middlewares` })).json() as { config: string[]; enabled: string[]; available: string[] };
-    t.same(mw.config, ['filter', 'parser', 'deduplicator', 'enhancer', 'geolocalizer', 'on-campus-counter', 'qualifier', 'anonymizer'], 'the default chain');
+    t.same(mw.config, ['filter', 'parser', 'deduplicator', 'enhancer', 'geolocalizer', 'cut', 'on-campus-counter', 'qualifier', 'anonymizer'], 'the default chain');
     t.same(mw.enabled, mw.config);
     t.ok(mw.available.every((name) => !mw.config.includes(name)), 'available: what the chain leaves out');
   }

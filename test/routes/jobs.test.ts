@@ -225,6 +225,49 @@ t.test('other header errors: 4015, 4029, 4030, 4033', async (t) => {
   t.match(mixed.headers['service-status-message'], /none stands alone/, 'none or all with others: said so, not "unknown"');
 });
 
+t.test('Extract: new fields from a field (cut-test), in the CSV columns after the geolocation', async (t) => {
+  const acs = '172.28.4.47 - THEODORE_MCCLURE [06/Jan/2016:16:23:38 +0100] "GET http://pubs.acs.org:80/doi/pdf/10.1021/nn901499c HTTP/1.1" 200 2981936\n';
+  const headers = { 'Log-Format-ezproxy': EZPROXY_DEFAULT, 'Crypted-Fields': 'none' };
+  for (const [extract, expected] of [
+    ['login => /^(\\w+)\\w_\\w(\\w+)$/i => firstname,lastname', { firstname: 'THEODOR', lastname: 'CCLURE' }],
+    ['login => split(/[od_]+/i) => first,second,third', { first: 'THE', second: 'RE', third: 'MCCLURE' }],
+    ['login => split(_) => firstname,lastname', { firstname: 'THEODORE', lastname: 'MCCLURE' }],
+  ] as const) {
+    const res = await post(url, acs, { ...headers, Extract: extract, Accept: 'application/jsonstream' });
+    t.equal(res.status, 200, extract);
+    t.match(JSON.parse(res.text), { login: 'THEODORE_MCCLURE', doi: '10.1021/nn901499c', ...expected }, extract);
+  }
+  const csv = await post(url, acs, { ...headers, Extract: 'login => split(_) => firstname,lastname' });
+  const [columns, row] = csvRows(csv.text);
+  t.same(columns.slice(columns.indexOf('geoip-longitude') + 1, columns.indexOf('host')), ['firstname', 'lastname'], 'after the geolocation, before the format properties');
+  t.same([row[columns.indexOf('firstname')], row[columns.indexOf('lastname')]], ['THEODORE', 'MCCLURE']);
+  t.match(row[columns.indexOf('middlewares')], /geolocalizer, cut, on-campus-counter/, 'cut in the chain, where the reference has it');
+  // no Extract header: no new columns
+  t.notOk(csvRows((await post(url, acs, headers)).text)[0].includes('firstname'));
+  // a chain without cut: the header is checked, not applied
+  const noCut = await post(url, acs, { ...headers, Extract: 'login => split(_) => firstname,lastname', 'ezPAARSE-Middlewares': '(only) filter, parser', Accept: 'application/jsonstream' });
+  t.equal(JSON.parse(noCut.text).firstname, undefined);
+});
+
+t.test('Extract: a malformed expression is refused before any line is read (4032)', async (t) => {
+  for (const bad of ['login => invalid => firstname', 'login invalid => firstname', 'login => /(/ => a']) {
+    const res = await post(url, SD_LINE, { 'Log-Format-ezproxy': EZPROXY_DEFAULT, Extract: bad });
+    t.equal(res.status, 400, bad);
+    t.equal(res.json<{ code: number }>().code, 4032, bad);
+    t.match(res.headers['service-status-message'], /Extract: invalid extract expression/, bad);
+  }
+});
+
+t.test('Extract with the reference dataset (cut.log)', async (t) => {
+  const file = shared(t, 'datasets', 'cut.log');
+  if (!file) return;
+  const res = await post(url, readFileSync(file), { Extract: 'login => split(_) => firstname,lastname', 'Crypted-Fields': 'none', Accept: 'application/jsonstream' });
+  t.equal(res.status, 200);
+  const events = res.text.split('\n').map((l) => JSON.parse(l) as Record<string, string>);
+  t.ok(events.length > 0);
+  for (const ec of events) t.same([ec.firstname, ec.lastname], ec.login.split('_').slice(0, 2), ec.login);
+});
+
 t.test('custom fields and quotes (custom-fields-test)', async (t) => {
   const file = shared(t, 'datasets', 'customformat.log');
   if (!file) return;

@@ -10,7 +10,7 @@ import type { CompiledFormat } from './formats/types.js';
 import { CSV_FAMILY, csvEventLines } from './formats/csv-events.js';
 import { isAsciiCompatible, transcodeToUtf8 } from './charsets.js';
 import { computeColumns } from './output-fields.js';
-import { frameFor } from './writers/index.js';
+import { deniedFrameFor, frameFor } from './writers/index.js';
 import type { Frame } from './writers/types.js';
 import type { JobOptions } from './job-options.js';
 import { jobSpec, type BatchResult, type EventRecord, type JobFormat, type JobSpec } from './job-spec.js';
@@ -204,7 +204,7 @@ export class Job {
     const { traces, close } = createJobTraces(join(this.dir, TRACES_FILE), this.options.tracesLevel);
     this.traces = traces;
     this.closeTraces = close;
-    this.deniedFile = new DeniedFile(join(this.dir, this.deniedName), () => this.frame(), this.options.responseEncoding);
+    this.deniedFile = new DeniedFile(join(this.dir, this.deniedName), () => deniedFrameFor(this.options.output.kind, this.columns()), this.options.responseEncoding);
     this.rejectFiles = new RejectFiles(this.dir, this.options.rejectFiles);
     this.deps.store.create({
       id: this.id,
@@ -228,7 +228,7 @@ export class Job {
     this.reportTimer.unref();
   }
 
-  /** The output's framing (CSV header, JSON brackets), for the response and the denied file. */
+  /** The output's framing (CSV header, JSON brackets), for the response. */
   frame(): Frame {
     return frameFor(this.options.output.kind, this.columns());
   }

@@ -53,6 +53,18 @@ t.test('the files of a job, at the root and under /api/logs', async (t) => {
   }
 });
 
+t.test('the denied file of a jsonstream job is a JSON array (reference 5.4)', async (t) => {
+  const denied = (status: number, n: number) => GOOD.replace('" 200 1', `" ${status} ${n}`);
+  const res = await postJob(app.url, [GOOD, denied(403, 1), denied(401, 2)].join('\n') + '\n', { Accept: 'application/jsonstream', 'Double-Click-Removal': 'false' });
+  t.equal(res.status, 200);
+  t.equal(res.body.split('\n').length, 1, 'the answer: JSON lines');
+  const file = await get(`${app.url}/${res.id}/denied-ecs.json`);
+  t.equal(file.status, 200);
+  const events = JSON.parse(file.body) as Array<Record<string, string>>;
+  t.same(events.map((e) => e.status), ['403', '401']);
+  t.notOk(file.body.includes('\n'), 'the compact objects of the answer');
+});
+
 t.test('unknown jobs and files answer 404 JSON', async (t) => {
   const other = '00000000-0000-4000-8000-000000000000';
   for (const path of [`/${other}/job-report.json`, `/${other}/job-report.html`, `/${other}/job-traces.log`, `/${id.toUpperCase()}/job-traces.log`, `/not-a-job/job-traces.log`]) {

@@ -33,6 +33,14 @@ export function createSerializer(kind: OutputKind, columns: readonly string[]): 
   }
 }
 
+/**
+ * The denied file's framing: the output's, except for jsonstream, whose denied file is a JSON
+ * array (reference 5.4) of the same compact objects, as its `.json` name promises.
+ */
+export function deniedFrameFor(kind: OutputKind, columns: readonly string[]): Frame {
+  return frameFor(kind === 'jsonstream' ? 'json' : kind, columns);
+}
+
 /** Main-thread side: head, separator, tail and error marker of a job's body (see Frame). */
 export function frameFor(kind: OutputKind, columns: readonly string[]): Frame {
   switch (kind) {

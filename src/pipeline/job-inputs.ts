@@ -74,11 +74,7 @@ async function* decompressed(stream: Readable, compression: 'gzip' | 'deflate' |
   try {
     yield* inflater;
   } catch (err) {
-    const e = err as NodeJS.ErrnoException;
-    if (typeof e.code === 'string' && e.code.startsWith('Z_')) {
-      throw new StatusError(4002, `${what} is not valid ${compression} data (${e.message})`);
-    }
-    throw err;
+    throw inflateError(err as Error, compression, what);
   } finally {
     stopWatching();
     stopMetering?.();
@@ -86,15 +82,22 @@ async function* decompressed(stream: Readable, compression: 'gzip' | 'deflate' |
   }
 }
 
+/** zlib's errors are the client's (4002); others pass as they are. */
+function inflateError(err: Error, compression: 'gzip' | 'deflate', what: string): Error {
+  const code = (err as NodeJS.ErrnoException).code;
+  return typeof code === 'string' && code.startsWith('Z_') ? new StatusError(4002, `${what} is not valid ${compression} data (${err.message})`) : err;
+}
+
 /**
  * The inputs of a job request: the raw body (decompressed when its Content-Encoding or type
- * says gzip/deflate), or each file of a multipart/form-data upload, one after the other. A body
- * larger than `maxUploadBytes` (0: no limit) as received fails with 4034.
+ * says gzip/deflate), or each file of a multipart/form-data upload, one after the other (the
+ * whole multipart body decompressed first when its Content-Encoding says so). A body larger than
+ * `maxUploadBytes` (0: no limit) as received fails with 4034.
  */
 export function requestInputs(req: IncomingMessage, contentEncoding: 'gzip' | 'deflate' | undefined, maxUploadBytes = 0): AsyncIterable<JobInput> {
   const meter = new UploadMeter(maxUploadBytes);
   const type = mediaType(req.headers['content-type']);
-  if (type === 'multipart/form-data') return multipartInputs(req, meter);
+  if (type === 'multipart/form-data') return multipartInputs(req, contentEncoding, meter);
   const compression = contentEncoding ?? (GZIP_TYPES.has(type) ? 'gzip' : undefined);
   const csv = CSV_TYPES.has(type);
   return (async function* () {
@@ -112,7 +115,7 @@ interface FilePart {
  * Multipart files in upload order. Busboy hands out the next file only once the current one has
  * been read, so the files go through the job one after the other without being buffered.
  */
-async function* multipartInputs(req: IncomingMessage, meter: UploadMeter): AsyncIterable<JobInput> {
+async function* multipartInputs(req: IncomingMessage, contentEncoding: 'gzip' | 'deflate' | undefined, meter: UploadMeter): AsyncIterable<JobInput> {
   let bb: busboy.Busboy;
   try {
     // file names as browsers and curl send them: UTF-8 (busboy's default reads them as Latin-1)
@@ -143,7 +146,14 @@ async function* multipartInputs(req: IncomingMessage, meter: UploadMeter): Async
   // as for a compressed body: a request cut off before its end must fail the job, not stall it
   const stopWatching = streamEnded(req, { writable: false }, (err) => { if (err) fail(err); });
   const stopMetering = meter.watch(req, fail);
-  req.pipe(bb);
+  // HTTP's Content-Encoding is the whole body's: busboy reads what it decompresses to
+  const inflater = contentEncoding && (contentEncoding === 'gzip' ? createGunzip() : createInflate());
+  if (inflater) {
+    inflater.on('error', (err) => fail(inflateError(err, contentEncoding!, 'the request body')));
+    req.pipe(inflater).pipe(bb);
+  } else {
+    req.pipe(bb);
+  }
   try {
     for (;;) {
       if (failure) throw failure;
@@ -163,6 +173,12 @@ async function* multipartInputs(req: IncomingMessage, meter: UploadMeter): Async
   } finally {
     stopWatching();
     stopMetering();
-    req.unpipe(bb);
+    if (inflater) {
+      req.unpipe(inflater);
+      inflater.unpipe(bb);
+      inflater.destroy();
+    } else {
+      req.unpipe(bb);
+    }
   }
 }

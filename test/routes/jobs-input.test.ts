@@ -70,6 +70,25 @@ t.test('multipart: several files, gzip or not, into one job', async (t) => {
   t.ok([4003, 4007].includes(broken.json<{ code: number }>().code));
 });
 
+t.test('multipart with a Content-Encoding: the whole body decompressed, then its files read', async (t) => {
+  const form = multipart([
+    { name: 'a.log', type: 'text/plain', data: SD_LINE },
+    { name: 'b.log.gz', type: 'application/gzip', data: gzipSync(SD_LINE2) },
+  ]);
+  for (const [encoding, body] of [['gzip', gzipSync(form.body)], ['deflate', deflateSync(form.body)]] as const) {
+    const res = await post(url, body, { ...FORMAT, 'Content-Type': form.type, 'Content-Encoding': encoding, Accept: 'application/json' });
+    t.equal(res.status, 200, encoding);
+    t.same(res.json<Array<{ unitid: string }>>().map((e) => e.unitid), ['S0967064508000301', 'S0960982213001917'], encoding);
+  }
+  const plain = await post(url, form.body, { ...FORMAT, 'Content-Type': form.type, 'Content-Encoding': 'gzip' });
+  t.equal(plain.status, 400, 'said gzip, sent plain');
+  t.equal(plain.json<{ code: number }>().code, 4002);
+  t.match(plain.headers['service-status-message'], /request body is not valid gzip/);
+  const cut = await post(url, gzipSync(form.body).subarray(0, 40), { ...FORMAT, 'Content-Type': form.type, 'Content-Encoding': 'gzip' });
+  t.equal(cut.status, 400, 'a truncated gzip body');
+  t.equal(cut.json<{ code: number }>().code, 4002);
+});
+
 t.test('Request-Charset: latin-1 and UTF-16 bodies, and a UTF-8 BOM', async (t) => {
   const format = { 'Log-Format-ezproxy': '%h %l %{login}<[^ ]+> %t "%r" %s %b', 'Crypted-Fields': 'none', Accept: 'application/json' };
   const line = SD_LINE.replace('JOHN', 'JOSÉ');

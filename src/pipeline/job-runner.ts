@@ -71,6 +71,9 @@ function clientGone(err: unknown): boolean {
   return e?.code === 'ECONNRESET' || e?.code === 'ERR_STREAM_PREMATURE_CLOSE' || e?.message === 'aborted';
 }
 
+/** Errors of the input itself, raised while it is read: the workers and the client are fine. */
+const INPUT_ERRORS: ReadonlySet<number> = new Set([4002, 4003, 4007, 4022, 4034, 4037]);
+
 /**
  * A job on the main thread: reads the inputs, finds the format on the first lines, sends
  * batches of lines to the parsing pool (a few at a time per job: back-pressure), puts results
@@ -277,8 +280,21 @@ export class Job {
       this.flushEvents();
       return await this.complete();
     } catch (err) {
+      if (isStatusError(err) && INPUT_ERRORS.has(err.code) && !this.aborted) await this.finishInFlight();
       return await this.terminate(err);
     }
+  }
+
+  /**
+   * The input broke off (a line too long, bad gzip, a broken multipart body, the upload limit):
+   * the lines read before it still give their events, in order and with the double clicks they
+   * held, before the error marker, and the report counts them.
+   */
+  private async finishInFlight(): Promise<void> {
+    await this.settle().catch(() => undefined);
+    if (this.failure || !this.spec) return;
+    this.sequential.end(this.sink);
+    this.flushEvents();
   }
 
   /**

@@ -54,20 +54,21 @@ function lineTooLong(max: number): StatusError {
 }
 
 /**
- * Throws 4022 when a line that ends in `chunk` is longer than `max`: the one it completes (its
- * first `pending` bytes came in earlier chunks) or, in a chunk longer than `max`, one wholly inside
- * it. The pending part alone is checked at each chunk's end; a line can be long without ever being
+ * Whether a line that ends in `chunk` is longer than `max`: the one it completes (its first
+ * `pending` bytes came in earlier chunks) or, in a chunk longer than `max`, one wholly inside it.
+ * The pending part alone is checked at each chunk's end; a line can be long without ever being
  * that long at a chunk's end.
  */
-function checkEndedLines(chunk: Uint8Array, pending: number, lastNewline: number, max: number): void {
+function endsLongLine(chunk: Uint8Array, pending: number, lastNewline: number, max: number): boolean {
   const firstNewline = chunk.indexOf(NEWLINE);
-  if (pending + firstNewline > max) throw lineTooLong(max);
-  if (lastNewline - firstNewline <= max) return;
+  if (pending + firstNewline > max) return true;
+  if (lastNewline - firstNewline <= max) return false;
   for (let start = firstNewline + 1; start <= lastNewline;) {
     const end = chunk.indexOf(NEWLINE, start);
-    if (end - start > max) throw lineTooLong(max);
+    if (end - start > max) return true;
     start = end + 1;
   }
+  return false;
 }
 
 /**
@@ -123,13 +124,20 @@ export async function* lineBatches(source: AsyncIterable<Uint8Array>, opts: Batc
       }
       if (chunk.length === 0) continue;
       const lastNewline = chunk.lastIndexOf(NEWLINE);
+      /** whole lines held before this chunk */
+      const whole = size - pendingLine;
+      let tooLong = false;
       if (lastNewline < 0) {
         pendingLine += chunk.length;
       } else {
-        checkEndedLines(chunk, pendingLine, lastNewline, opts.maxLineBytes);
+        tooLong = endsLongLine(chunk, pendingLine, lastNewline, opts.maxLineBytes);
         pendingLine = chunk.length - lastNewline - 1;
       }
-      if (pendingLine > opts.maxLineBytes) throw lineTooLong(opts.maxLineBytes);
+      if (tooLong || pendingLine > opts.maxLineBytes) {
+        // the whole lines before it are still parsed: the job fails after their events
+        if (whole > 0) yield take(whole);
+        throw lineTooLong(opts.maxLineBytes);
+      }
       pieces.push(chunk);
       size += chunk.length;
       if (size >= target && size > pendingLine) yield take(size - pendingLine);

@@ -76,3 +76,14 @@ t.test('a line over the limit fails with 4022 wherever the chunks cut it', async
   const out = await collect((async function* () { yield fine.subarray(0, 900); yield fine.subarray(900); })(), { batchBytes: 1024, maxLineBytes: 1000 });
   t.equal(Buffer.concat(out).toString(), fine.toString(), 'a line of exactly the limit goes through');
 });
+
+t.test('the whole lines before a line over the limit are handed out before the failure', async (t) => {
+  const before = Array.from({ length: 30 }, (_, i) => `line ${i}\n`).join('');
+  const text = Buffer.from(`${before}${'x'.repeat(1500)}\nafter\n`);
+  for (const size of [64, 700, 900]) {
+    const got: Uint8Array[] = [];
+    const source = (async function* () { for (let i = 0; i < text.length; i += size) yield text.subarray(i, i + size); })();
+    await t.rejects((async () => { for await (const b of lineBatches(source, { batchBytes: 1 << 20, maxLineBytes: 1000 })) got.push(b); })(), { code: 4022 });
+    t.equal(Buffer.concat(got).toString(), before, `chunks of ${size} bytes: every line before it, nothing of it`);
+  }
+});

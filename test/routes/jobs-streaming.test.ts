@@ -143,6 +143,31 @@ t.test('an error after the first event: an in-band marker and the status in the 
   t.equal(row?.state, 'failed');
 });
 
+t.test('the input breaks off: the lines before still give their events, then the marker, and the report counts them', async (t) => {
+  // 2,000 lines a second apart: no double click, none out of order
+  const good = Buffer.from(Array.from({ length: 2000 }, (_, i) => line(i, i)).join(''));
+  const zipped = gzipSync(Buffer.concat([good, good]));
+  for (const [name, body, headers, code] of [
+    ['a line over the limit', Buffer.concat([good, Buffer.alloc(150_000, 0x79)]), {}, 4022],
+    ['gzip cut short', zipped.subarray(0, Math.floor(zipped.length * 0.6)), { 'Content-Encoding': 'gzip' }, 4002],
+  ] as const) {
+    const res = await fetch(server.url, { method: 'POST', body, headers: { 'Log-Format-ezproxy': EZPROXY_DEFAULT, 'Crypted-Fields': 'none', ...headers } });
+    const rows = (await res.text()).trimEnd().split('\n');
+    t.match(rows.pop(), new RegExp(`^#logsift-error ${code} `), `${name}: the body ends with the error marker`);
+    const id = res.headers.get('job-id')!;
+    t.equal(server.app.jobStore.get(id)?.state, 'failed', name);
+    const report = JSON.parse(await (await fetch(`${server.url}/${id}/job-report.json`)).text()) as { general: Record<string, number>; rejets: Record<string, number> };
+    const read = report.general['nb-lines-input'];
+    // the gzip case: as many lines as its first part decompresses to
+    t.ok(code === 4022 ? read === 2000 : read > 1000, `${name}: ${read} lines read and counted`);
+    // every line read is an event or a reject: none was dropped with the batches in flight
+    const rejected = Object.entries(report.rejets).filter(([k]) => k.startsWith('nb-lines-')).reduce((n, [, v]) => n + v, 0);
+    t.equal(report.general['nb-ecs'] + report.general['nb-denied-ecs'] + rejected, read, `${name}: events and rejects add up to the lines read`);
+    t.equal(rows.length - 1, report.general['nb-ecs'], `${name}: the events counted were all written`);
+    t.equal(report.general['nb-ecs'], read, `${name}: ${read} events, one a line before the break`);
+  }
+});
+
 t.test('a client that reads slowly slows the reading of its upload (back-pressure)', async (t) => {
   const { req, response } = openUpload({ 'Log-Format-ezproxy': EZPROXY_DEFAULT, 'Double-Click-Removal': 'false', 'Crypted-Fields': 'none' });
   let written = 0;

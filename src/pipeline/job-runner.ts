@@ -6,6 +6,7 @@ import type { Config } from '../config.js';
 import type { JobStore, JobProgress } from '../db/jobs.js';
 import { detectFormat } from './formats/auto-detect.js';
 import { parseLine } from './formats/line-parser.js';
+import { makeEventTimer } from './dates.js';
 import type { CompiledFormat } from './formats/types.js';
 import { CSV_FAMILY, csvEventLines } from './formats/csv-events.js';
 import { isAsciiCompatible, transcodeToUtf8 } from './charsets.js';
@@ -107,6 +108,9 @@ export class Job {
   private spec: JobSpec | undefined;
   private parsedAny = false;
   private gateFailures = 0;
+  /** of the gate's failures, lines that matched the format but whose date did not read */
+  private gateDateFailures = 0;
+  private gateTimer: ReturnType<typeof makeEventTimer> | undefined;
   private boundedCaller: BoundedCaller | undefined;
   private seq = 0;
   private nextSeq = 0;
@@ -371,18 +375,24 @@ export class Job {
         const line = this.decodeLine(bytes);
         if (line === '') return true;
         this.report.general['input-first-line'] ??= line;
-        const format = this.firstLineFormat(line);
-        if (format) {
+        const { format, dated } = this.firstLineFormat(line);
+        if (format && dated) {
           this.format = format;
           from = start;
           return false;
         }
         this.linesRead++;
         this.gateFailures++;
+        if (format) this.gateDateFailures++;
         rejected.push(line);
-        this.traces.warn(`Line ${this.linesRead} does not match the log format: ${line.slice(0, 300)}`);
+        this.traces.warn(format
+          ? `Line ${this.linesRead} matches the log format, but its date does not read with the date format ${JSON.stringify(this.options.dateFormat)}: ${line.slice(0, 300)}`
+          : `Line ${this.linesRead} does not match the log format: ${line.slice(0, 300)}`);
         if (this.gateFailures >= this.options.maxParseAttempts) {
-          throw new StatusError(4003, `the first ${this.gateFailures} lines do not match ${this.options.format ? 'the given log format' : 'any known log format'} (Max-Parse-Attempts)`);
+          const formatName = this.options.format ? 'the given log format' : 'any known log format';
+          throw new StatusError(4003, this.gateDateFailures === this.gateFailures
+            ? `the first ${this.gateFailures} lines match the log format, but their dates do not read with the date format ${JSON.stringify(this.options.dateFormat)}: set Date-Format (Max-Parse-Attempts)`
+            : `the first ${this.gateFailures} lines do not match ${formatName}${this.gateDateFailures ? ` (${this.gateDateFailures} of them match it but their dates do not read with the date format ${JSON.stringify(this.options.dateFormat)})` : ''} (Max-Parse-Attempts)`);
         }
         return true;
       });
@@ -396,15 +406,20 @@ export class Job {
   }
 
   /**
-   * The format a line matches (the given one, or one auto-detected), checked on the main thread
+   * The format a line matches (the given one, or one auto-detected), and whether its date reads
+   * with the job's date format (a line whose date does not is an unknown format too, so that a
+   * wrong Date-Format gets 4003 and says so, not an empty answer). Checked on the main thread
    * under a time budget: a costly custom regex fails the job instead of stalling the service.
    */
-  private firstLineFormat(line: string): CompiledFormat | undefined {
+  private firstLineFormat(line: string): { format?: CompiledFormat; dated: boolean } {
     const ms = firstLineBudgetMs(this.deps.config.pool.batchTimeoutMs);
     try {
       return (this.boundedCaller ??= new BoundedCaller()).run(() => {
         const format = this.options.format ?? detectFormat(line);
-        return format && parseLine(format, line) ? format : undefined;
+        const fields = format && parseLine(format, line);
+        if (!fields) return { dated: false };
+        this.gateTimer ??= makeEventTimer(this.options.dateFormat, this.deps.config.defaultTimeZone);
+        return { format, dated: this.gateTimer(fields) !== undefined };
       }, ms);
     } catch (err) {
       if (!(err instanceof CallTimeout)) throw err;

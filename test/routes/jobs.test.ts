@@ -210,6 +210,20 @@ t.test('format errors are answered before reading: 4027 naming the token, 4028',
   t.equal(badDate.json<{ code: number }>().code, 4028);
 });
 
+t.test('a Date-Format that reads none of the dates: 4003 that says so, not an empty answer', async (t) => {
+  const res = await post(url, SD_LINE.repeat(12), { 'Log-Format-ezproxy': EZPROXY_DEFAULT, 'Date-Format': 'YYYY-MM-DD HH:mm:ss' });
+  t.equal(res.status, 400);
+  t.equal(res.json<{ code: number }>().code, 4003);
+  t.match(res.headers['service-status-message'], /their dates do not read with the date format "YYYY-MM-DD HH:mm:ss": set Date-Format/);
+  // a first line whose date is wrong is an unknown format; the lines after it go through
+  const bad = SD_LINE.replace('30/Nov/2012', '31/Foo/2012');
+  const mixed = await post(url, bad + SD_LINE, { 'Log-Format-ezproxy': EZPROXY_DEFAULT, 'Reject-Files': 'unknown-formats' });
+  t.equal(mixed.status, 200);
+  t.equal(csvRows(mixed.text).length, 2, 'one event');
+  const rejects = await fetch(`${url}/${mixed.headers['job-id']}/lines-unknown-formats.log`);
+  t.equal(await rejects.text(), bad);
+});
+
 t.test('other header errors: 4015, 4029, 4030, 4033', async (t) => {
   for (const [h, v, code, http] of [
     ['Request-Charset', 'klingon', 4015, 406], ['Reject-Files', 'nosuch', 4029, 400], ['Traces-Level', 'loud', 4030, 400],

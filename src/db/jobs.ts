@@ -5,7 +5,10 @@ export type JobState = 'running' | 'done' | 'failed' | 'aborted' | 'interrupted'
 export interface JobRow {
   id: string;
   state: JobState;
+  /** the address the job was submitted with */
   user_id: string | null;
+  /** the submitting account's id (null: submitted without a login) */
+  owner: number | null;
   created_at: string;
   ended_at: string | null;
   request_headers: string;
@@ -42,8 +45,8 @@ export class JobStore {
   private readonly remove;
 
   constructor(private readonly db: Db) {
-    this.insert = db.prepare(`INSERT INTO jobs (id, state, user_id, created_at, request_headers, platforms_version)
-      VALUES (@id, 'running', @userId, @createdAt, @headers, @platformsVersion)`);
+    this.insert = db.prepare(`INSERT INTO jobs (id, state, user_id, owner, created_at, request_headers, platforms_version)
+      VALUES (@id, 'running', @userId, @owner, @createdAt, @headers, @platformsVersion)`);
     this.progress = db.prepare(`UPDATE jobs SET bytes_read = @bytesRead, lines_read = @linesRead, events = @events,
       denied = @denied, rejects = @rejects, report = coalesce(@report, report) WHERE id = @id`);
     this.finish = db.prepare(`UPDATE jobs SET state = @state, ended_at = @endedAt, status_code = @statusCode,
@@ -58,10 +61,11 @@ export class JobStore {
     this.remove = db.prepare('DELETE FROM jobs WHERE id = ?');
   }
 
-  create(job: { id: string; userId?: string; createdAt: string; headers: Record<string, unknown>; platformsVersion?: string }): void {
+  create(job: { id: string; user?: { id: number; username: string }; createdAt: string; headers: Record<string, unknown>; platformsVersion?: string }): void {
     this.insert.run({
       id: job.id,
-      userId: job.userId ?? null,
+      userId: job.user?.username ?? null,
+      owner: job.user?.id ?? null,
       createdAt: job.createdAt,
       headers: JSON.stringify(job.headers),
       platformsVersion: job.platformsVersion ?? null,

@@ -54,7 +54,8 @@ export interface JobDeps {
 
 export interface JobMeta {
   readonly id: string;
-  readonly userId?: string;
+  /** the account that submitted it (its id decides who may read the job's files) */
+  readonly user?: { readonly id: number; readonly username: string };
   readonly userAgent?: string;
   readonly predefinedSettings?: string;
 }
@@ -215,7 +216,7 @@ export class Job {
     this.rejectFiles = new RejectFiles(this.dir, this.options.rejectFiles);
     this.deps.store.create({
       id: this.id,
-      userId: this.meta.userId,
+      user: this.meta.user,
       createdAt: this.startedAt.toISOString(),
       headers: this.options.headers,
       platformsVersion: this.deps.versions.platforms_version,

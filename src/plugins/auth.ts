@@ -64,9 +64,9 @@ export function isCrossSite(request: FastifyRequest, baseUrl: string): boolean {
  * Who may read a job's files: administrators, the user who submitted it, and, for a job
  * submitted without a login, whoever passes `requireJobAccess` (the job id is a random UUID).
  */
-export function mayAccessJob(user: User | null, ownerId: string | null | undefined): boolean {
+export function mayAccessJob(user: User | null, owner: number | null | undefined): boolean {
   if (user?.group === 'admin') return true;
-  return ownerId == null || user?.username === ownerId;
+  return owner == null || user?.id === owner;
 }
 
 /** How long a job ticket opens the job's files. */

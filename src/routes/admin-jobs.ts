@@ -16,7 +16,7 @@ const RunningJob = Type.Object({
 });
 
 function details(job: Job) {
-  return { id: job.id, user: job.meta.userId ?? null, startedAt: job.startedAt.toISOString(), state: job.state, ...job.progress() };
+  return { id: job.id, user: job.meta.user?.username ?? null, startedAt: job.startedAt.toISOString(), state: job.state, ...job.progress() };
 }
 
 /**

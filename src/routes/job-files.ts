@@ -45,7 +45,7 @@ export function jobFileAccess(app: FastifyInstance): preHandlerAsyncHookHandler 
     // A reply is a thenable: awaited, a refusal gives undefined; that it was sent is what tells.
     if (reply.sent) return reply;
     const { jobId } = request.params as FileParams;
-    if (!mayAccessJob(request.user ?? null, app.jobStore.get(jobId)?.user_id)) return sendApiError(reply, new ApiError(403, 'forbidden'));
+    if (!mayAccessJob(request.user ?? null, app.jobStore.get(jobId)?.owner)) return sendApiError(reply, new ApiError(403, 'forbidden'));
   };
 }
 

@@ -75,11 +75,11 @@ export default async function jobResultRoutes(instance: FastifyInstance): Promis
   const notFound = (reply: FastifyReply, message = 'jobNotFound') => reply.code(404).send(errorBody(404, message));
 
   /** The job's owner, or undefined when no such job is known (row or running job). */
-  const owner = (id: string): { known: boolean; userId: string | null; row?: JobRow } => {
+  const owner = (id: string): { known: boolean; owner: number | null; row?: JobRow } => {
     const running = app.runningJobs.get(id);
-    if (running) return { known: true, userId: running.meta.userId ?? null };
+    if (running) return { known: true, owner: running.meta.user?.id ?? null };
     const row = app.jobStore.get(id);
-    return row ? { known: true, userId: row.user_id, row } : { known: false, userId: null };
+    return row ? { known: true, owner: row.owner, row } : { known: false, owner: null };
   };
 
   // Before the login check: any other one-segment path (`/favicon.ico`) is a plain 404, not a login prompt.
@@ -92,7 +92,7 @@ export default async function jobResultRoutes(instance: FastifyInstance): Promis
   const checkJob = async (request: FastifyRequest, reply: FastifyReply) => {
     const { jobId } = request.params as { jobId: string };
     const o = owner(jobId);
-    if (o.known && !mayAccessJob(request.user, o.userId)) return reply.code(403).send(errorBody(403, 'forbidden'));
+    if (o.known && !mayAccessJob(request.user, o.owner)) return reply.code(403).send(errorBody(403, 'forbidden'));
   };
 
   // `/{jobID}/` too: the reference's route takes an optional trailing slash

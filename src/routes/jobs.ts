@@ -176,7 +176,7 @@ async function runJob(app: FastifyInstance, request: FastifyRequest, res: Server
       platformVersion: (code) => lease.platforms.sources.find((s) => s.manifest.name === code)?.manifest.version,
     },
     options,
-    { id, userId: request.user?.username, userAgent: header(request.headers, 'user-agent'), predefinedSettings: setting },
+    { id, user: request.user ? { id: request.user.id, username: request.user.username } : undefined, userAgent: header(request.headers, 'user-agent'), predefinedSettings: setting },
   );
   const headers = jobHeaders(id, job.urls, app.appVersion);
   if (mode.deferred && !(await claimFolder(job.dir))) {

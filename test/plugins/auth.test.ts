@@ -4,16 +4,18 @@ import { isCrossSite, mayAccessJob } from '../../src/plugins/auth.js';
 import type { User } from '../../src/db/users.js';
 import { ADMIN, FORM, USER, basic, form, testApp, withUsers } from '../helpers/accounts.js';
 
-const user = (username: string, group: 'user' | 'admin'): User =>
-  ({ id: 1, username, group, founder: false, createdAt: '', updatedAt: '' });
+const user = (id: number, username: string, group: 'user' | 'admin'): User =>
+  ({ id, username, group, founder: false, createdAt: '', updatedAt: '' });
 
-t.test('who may read a job', async (t) => {
-  t.ok(mayAccessJob(user('a@example.org', 'admin'), 'b@example.org'), 'administrators');
-  t.ok(mayAccessJob(user('b@example.org', 'user'), 'b@example.org'), 'the submitter');
-  t.notOk(mayAccessJob(user('c@example.org', 'user'), 'b@example.org'), 'another user');
-  t.notOk(mayAccessJob(null, 'b@example.org'), 'anonymous, for a job with an owner');
+t.test('who may read a job: by the account\'s id, not its address', async (t) => {
+  t.ok(mayAccessJob(user(1, 'a@example.org', 'admin'), 2), 'administrators');
+  t.ok(mayAccessJob(user(2, 'b@example.org', 'user'), 2), 'the submitter');
+  t.ok(mayAccessJob(user(2, 'renamed@example.org', 'user'), 2), 'the submitter, renamed');
+  t.notOk(mayAccessJob(user(3, 'b@example.org', 'user'), 2), 'another account with the submitter\'s old address');
+  t.notOk(mayAccessJob(user(3, 'c@example.org', 'user'), -1), 'a job whose account is gone');
+  t.notOk(mayAccessJob(null, 2), 'anonymous, for a job with an owner');
   t.ok(mayAccessJob(null, null), 'anonymous job');
-  t.ok(mayAccessJob(user('c@example.org', 'user'), undefined));
+  t.ok(mayAccessJob(user(3, 'c@example.org', 'user'), undefined));
 });
 
 t.test('cross-site requests', async (t) => {

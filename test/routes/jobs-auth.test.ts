@@ -1,6 +1,6 @@
 import t from 'tap';
 import { readConfig } from '../../src/config.js';
-import { ADMIN, basic, registerAdmin, testApp } from '../helpers/accounts.js';
+import { ADMIN, basic, form, FORM, registerAdmin, testApp } from '../helpers/accounts.js';
 
 const LOG = '1.2.3.4 - bob [10/Apr/2012:09:38:11 +0200] "GET http://x.com/ HTTP/1.1" 200 1234\n'.repeat(3);
 
@@ -43,6 +43,31 @@ t.test('default: anonymous jobs on a fresh install, a login once an account exis
 
   const info = await ta.inject({ method: 'GET', url: '/info/codes' });
   t.equal(info.statusCode, 200, 'information routes stay public');
+});
+
+t.test('a job stays its account\'s: renamed, it keeps it; a new account with the old address does not get it', async (t) => {
+  const ta = await testApp(t);
+  const base = await ta.listen();
+  const admin = await registerAdmin(t, ta);
+  const made = (userid: string, password: string) => ta.inject({ method: 'POST', url: '/api/admin/users/', headers: { authorization: admin, ...FORM }, payload: form({ userid, password, group: 'user' }) });
+  t.equal((await made('z@example.org', 'Another-pass-99')).statusCode, 201);
+  const job = await submit(base, basic('z@example.org', 'Another-pass-99'));
+  t.equal(job.status, 200);
+  const traces = (authorization: string) => ta.inject({ method: 'GET', url: `/${job.jobId}/job-traces.log`, headers: { authorization } });
+  t.equal((await traces(basic('z@example.org', 'Another-pass-99'))).statusCode, 200, 'the submitter');
+
+  const renamed = await ta.inject({ method: 'POST', url: '/api/admin/users/z@example.org', headers: { authorization: admin, ...FORM }, payload: 'username=zed@example.org' });
+  t.equal(renamed.statusCode, 200);
+  t.equal((await traces(basic('zed@example.org', 'Another-pass-99'))).statusCode, 200, 'the submitter, renamed');
+  t.equal((await made('z@example.org', 'Mallory-pass-99')).statusCode, 201);
+  t.equal((await traces(basic('z@example.org', 'Mallory-pass-99'))).statusCode, 403, 'a new account with the old address');
+  t.equal((await ta.inject({ method: 'GET', url: `/api/jobs/${job.jobId}/progress`, headers: { authorization: basic('z@example.org', 'Mallory-pass-99') } })).statusCode, 403);
+
+  // deleted, then an account made again with its address (it would get the same id without AUTOINCREMENT)
+  t.equal((await ta.inject({ method: 'DELETE', url: '/api/admin/users/zed@example.org', headers: { authorization: admin } })).statusCode, 204);
+  t.equal((await made('zed@example.org', 'Another-pass-99')).statusCode, 201);
+  t.equal((await traces(basic('zed@example.org', 'Another-pass-99'))).statusCode, 403, 'a deleted account\'s jobs stay out of reach');
+  t.equal((await traces(admin)).statusCode, 200, 'administrators still read them');
 });
 
 t.test('AUTH_JOBS=always: a login even before any account exists', async (t) => {

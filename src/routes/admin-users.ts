@@ -128,6 +128,8 @@ export default async function adminUserRoutes(instance: FastifyInstance): Promis
     if (username === undefined && group === undefined) fail(400, 'fillAllFields');
     const me = caller(request);
     if (group !== undefined && group !== user.group && user.id === me.id) fail(400, 'cannotChangeYourOwnGroup');
+    // another administrator renaming the founder would take its login over
+    if (username !== undefined && username !== user.username && user.founder && user.id !== me.id) fail(403, 'protectedAccount');
     const updated = app.userStore.update(user.username, { username, group });
     request.log.info({ user: updated.username, group: updated.group, by: me.username }, 'user updated');
     return updated;
@@ -154,6 +156,8 @@ export default async function adminUserRoutes(instance: FastifyInstance): Promis
     },
   }, async (request, reply) => {
     const user = target(app, request.params.username);
+    // a new password for the founder, handed to another administrator, would be its account
+    if (user.founder && user.id !== caller(request).id) fail(403, 'protectedAccount');
     const password = generatePassword();
     app.userStore.setPasswordHash(user.username, await hashPassword(password));
     app.loginLimiter.clearAccount(user.username);

@@ -138,6 +138,9 @@ t.test('administrators manage users', async (t) => {
     const founder = await update(ADMIN.userid, { group: 'user' }, basic('caroline@example.org', 'Violet-sky-1234'));
     t.equal(founder.statusCode, 403, 'the registered administrator cannot be demoted');
     t.equal(founder.json().message, 'protectedAccount');
+    const founderRenamed = await update(ADMIN.userid, { username: 'taken-over@example.org' }, basic('caroline@example.org', 'Violet-sky-1234'));
+    t.equal(founderRenamed.statusCode, 403, 'nor renamed by another administrator (its login taken over)');
+    t.equal(founderRenamed.json().message, 'protectedAccount');
     const ownAddress = await update(ADMIN.userid, { group: 'admin', username: ADMIN.userid });
     t.equal(ownAddress.statusCode, 200, 'unchanged values are no change');
   });
@@ -267,6 +270,13 @@ t.test('passwords: reset by an administrator, changed by their owner', async (t)
   t.equal(unknown.statusCode, 404);
   t.equal(unknown.json().message, 'userNotFound');
   t.equal((await ta.inject({ method: 'POST', url: `/api/admin/passwords/${ADMIN.userid}`, headers: { authorization: user } })).statusCode, 403);
+  // another administrator may not reset the founder's password (it would hold the founder's login)
+  const other = await ta.inject({ method: 'POST', url: '/api/admin/users', headers: { authorization: admin }, payload: { userid: 'second@example.org', password: 'Granite-lake-5521', group: 'admin' } });
+  t.equal(other.statusCode, 201, other.body);
+  const takeover = await ta.inject({ method: 'POST', url: `/api/admin/passwords/${ADMIN.userid}`, headers: { authorization: basic('second@example.org', 'Granite-lake-5521') } });
+  t.equal(takeover.statusCode, 403);
+  t.equal(takeover.json().message, 'protectedAccount');
+  t.equal((await ta.inject({ method: 'POST', url: '/api/admin/passwords/second@example.org', headers: { authorization: admin } })).statusCode, 200, 'the founder resets the others\'');
 
   const reset = await ta.inject({ method: 'POST', url: `/api/admin/passwords/${USER.userid}`, headers: { authorization: admin } });
   t.equal(reset.statusCode, 200);

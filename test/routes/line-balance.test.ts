@@ -1,6 +1,6 @@
 import t from 'tap';
 import { createHash } from 'node:crypto';
-import { cp, mkdtemp, mkdir, rm, writeFile } from 'node:fs/promises';
+import { cp, mkdtemp, mkdir, readFile, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { delimiter, join } from 'node:path';
 import { startApp, type TestApp } from '../helpers/app.js';
@@ -135,7 +135,7 @@ t.test('every input line ends in exactly one place, and the report adds up', { s
   t.notMatch(traces.body, /accounted for/, 'the job found its books balanced');
 });
 
-t.test('a job that stops early says how many events its double-click window still held', async (t) => {
+t.test('a job whose input breaks off still writes the events its double-click window held', async (t) => {
   const app = await startApp({ limits: { maxConcurrentJobs: 0, maxUploadBytes: 0, idleUploadMs: 0, maxLineBytes: 10_000 } }, { POOL_THREADS: '1' });
   t.teardown(() => app.close());
   // two events in the double-click window, then (once they are parsed) a line over the limit
@@ -147,9 +147,28 @@ t.test('a job that stops early says how many events its double-click window stil
   job.push('x'.repeat(20_000));
   job.push(null);
   const res = await job.response;
-  await res.text();
-  t.equal(res.status, 400, 'the over-long line fails the job');
+  const rows = (await res.text()).trimEnd().split('\n');
+  t.equal(res.status, 200, 'the events went out before the failure');
+  t.equal(rows.length, 4, 'the header, both events, the error line');
+  t.match(rows[3], /^#logsift-error 4022 /);
   const traces = await get(res.headers.get('job-traces')!);
   t.notMatch(traces.body, /accounted for/, 'no accounting error');
-  t.match(traces.body, /warn: 2 of the 2 lines read were events still held by the double-click or chronology checks when the job stopped/);
+  t.notMatch(traces.body, /still held/, 'nothing held back');
+});
+
+t.test('a job stopped by the shutdown says how many events its double-click window still held', async (t) => {
+  const app = await startApp({ limits: { maxConcurrentJobs: 0, maxUploadBytes: 0, idleUploadMs: 0, maxLineBytes: 10_000 } }, { POOL_THREADS: '1' });
+  t.teardown(() => app.close());
+  const job = openJob(app.url, [
+    line('10.0.0.1', 'ALICE', '00:01:00', sdPdf('S0012160612004174')),
+    line('10.0.0.2', 'BOB', '00:01:05', sdArticle('S0012160612000001')),
+  ].join('\n') + '\n', { 'Log-Format-ezproxy': '%h %l %u %t "%r" %s %b', 'Double-Click-Removal': 'true' });
+  await new Promise((resolve) => setTimeout(resolve, 1000));
+  const [{ id }] = app.app.runningJobs.list();
+  await app.app.close();
+  const res = await job.response.catch(() => undefined);
+  await res?.text().catch(() => undefined);
+  const traces = await readFile(join(app.varDir, 'jobs', id, 'job-traces.log'), 'utf8');
+  t.notMatch(traces, /accounted for/, 'no accounting error');
+  t.match(traces, /warn: 2 of the 2 lines read were events still held by the double-click or chronology checks when the job stopped/);
 });

@@ -43,13 +43,14 @@ export default async function infoRoutes(app: FastifyInstance): Promise<void> {
 
   app.get('/version', { schema: { response: { 200: Type.String() } } }, async (_request, reply) => reply.type('text/plain; charset=utf-8').send(app.appVersion));
 
-  // The whole manifests as stored (what 3.x clients read), plus domain and rule counts.
+  // The whole manifests as stored (what 3.x clients read), plus domain and rule counts and the
+  // knowledge-base packages.
   app.get('/platforms', {
     schema: {
       querystring: Type.Object({ status: Type.Optional(Type.String()) }),
       response: { 200: Type.Array(PlatformInfoSchema) },
     },
-  }, async (request) => describePlatforms(app.platforms.sources, (request.query as { status?: string }).status));
+  }, async (request) => describePlatforms(app.platforms.sources, (request.query as { status?: string }).status, app.platforms.resources.data.pkb.packages));
 
   // what the reference gives: a text UUID (v4 here)
   app.get('/uuid', { schema: { response: { 200: Type.String() } } }, async (_request, reply) => reply.type('text/plain; charset=utf-8').send(randomUUID()));

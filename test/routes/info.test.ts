@@ -144,7 +144,7 @@ t.test('/info/platforms: every entry matches the route\'s response schema, no ke
       recognize: { rid: ['doi'], rtype: ['ARTICLE'], mime: ['HTML'] }, bacon: { provider: 'X', matches: [] }, 'pkb-domains': 'domain',
       trello: 'https://trello.example.org/c/1', publisher_name: 'Odd Publisher', 'kb-domains': ['kb.odd.example.org'], priority: 2,
       'host-priority': { 'odd.example.org': 3 }, 'x-unlisted': { kept: [1, 'a'] },
-      'domains-count': 2, 'rule-count': 1, kind: 'rules',
+      'domains-count': 2, 'rule-count': 1, kind: 'rules', 'pkb-packages': [],
     }, 'the whole manifest as stored, plus the counts');
   }
   const count = await ta.inject({ url: '/info/platforms/count' });

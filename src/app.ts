@@ -20,6 +20,7 @@ import settingsPlugin from './plugins/settings.js';
 import formatTesterPlugin from './plugins/format-tester.js';
 import infoDataRoutes from './routes/info-data.js';
 import healthRoutes from './routes/health.js';
+import castorRoutes from './routes/castor.js';
 import formatRoutes from './routes/format.js';
 import jobResultRoutes from './routes/job-result.js';
 import sessionRoutes from './routes/session.js';
@@ -99,6 +100,7 @@ export async function buildApp(config: Config, logger: boolean | object = { leve
   await app.register(infoDataRoutes, { prefix: '/info' });
   await app.register(infoDataRoutes, { prefix: '/api/info' });
   await app.register(healthRoutes);
+  await app.register(castorRoutes);
   await app.register(formatRoutes);
   await app.register(sessionRoutes);
   await app.register(adminUserRoutes, { prefix: '/api/admin' });

@@ -41,6 +41,7 @@ export class ParsingRuntime<Platforms, Pool> {
   private extraVersions: Record<string, string> = {};
   private readonly retiring = new Set<Generation<Platforms, Pool>>();
   private reloading: Promise<unknown> = Promise.resolve();
+  private pending = 0;
 
   private constructor(private readonly deps: RuntimeDeps<Platforms, Pool>, platforms: Platforms) {
     this.gen = { platforms, pool: deps.createPool(platforms), leases: 0, retired: false };
@@ -62,6 +63,11 @@ export class ParsingRuntime<Platforms, Pool> {
   /** What a job starting now gets (without a lease: for reads like /info/platforms). */
   get current(): RuntimeSnapshot<Platforms, Pool> {
     return this.snapshot;
+  }
+
+  /** Reloads asked for and not ended yet (the one running included). */
+  get reloadsPending(): number {
+    return this.pending;
   }
 
   /** Pools still serving jobs started before the last reload. */
@@ -90,6 +96,7 @@ export class ParsingRuntime<Platforms, Pool> {
    * keeps the current snapshot. Reloads run one after the other.
    */
   reloadPlatforms(): Promise<RuntimeSnapshot<Platforms, Pool>> {
+    this.pending++;
     const next = this.reloading.then(async () => {
       const platforms = await this.deps.load();
       const old = this.gen;
@@ -100,7 +107,9 @@ export class ParsingRuntime<Platforms, Pool> {
       else this.retiring.add(old);
       return this.snapshot;
     });
-    this.reloading = next.catch(() => undefined);
+    this.reloading = next.catch(() => undefined).finally(() => {
+      this.pending--;
+    });
     return next;
   }
 

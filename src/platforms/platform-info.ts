@@ -1,6 +1,7 @@
 import { Type } from '@fastify/type-provider-typebox';
 import { ruleCountOf, type PlatformSource } from './loader.js';
 import { routedDomains, type PlatformManifest } from './manifest.js';
+import type { PkbPackage } from '../resources/pkb.js';
 
 /** One entry of `/info/platforms`: the manifest as stored (as the reference's 3.x), plus counts. */
 export type PlatformInfo = PlatformManifest & {
@@ -10,6 +11,8 @@ export type PlatformInfo = PlatformManifest & {
   'rule-count': number;
   /** `rules` (logsift's rules, maybe with hooks) or `ezpaarse` (a community parser.js) */
   kind: PlatformSource['kind'];
+  /** the platform's knowledge-base packages (reference routes.md 1.1), [] when it has none */
+  'pkb-packages': readonly PkbPackage[];
 };
 
 /**
@@ -39,10 +42,18 @@ export const PlatformInfoSchema = Type.Object({
   'domains-count': Type.Integer(),
   'rule-count': Type.Integer(),
   kind: Type.Union([Type.Literal('rules'), Type.Literal('ezpaarse')]),
+  'pkb-packages': Type.Array(Type.Object({ name: Type.String(), date: Type.String(), entries: Type.Integer() })),
 }, { additionalProperties: true });
 
-/** The platforms' descriptions, sorted by name, optionally only those of one `status`. */
-export function describePlatforms(sources: readonly PlatformSource[], status?: string): PlatformInfo[] {
+/**
+ * The platforms' descriptions, sorted by name, optionally only those of one `status`. `packages`:
+ * the knowledge-base packages by platform name, as the loaded bases describe them.
+ */
+export function describePlatforms(
+  sources: readonly PlatformSource[],
+  status?: string,
+  packages: Readonly<Record<string, readonly PkbPackage[]>> = {},
+): PlatformInfo[] {
   return sources
     .filter((s) => status === undefined || s.manifest.status === status)
     .map((s) => ({
@@ -50,6 +61,7 @@ export function describePlatforms(sources: readonly PlatformSource[], status?: s
       'domains-count': new Set(routedDomains(s.manifest).map((d) => d.trim().toLowerCase())).size,
       'rule-count': ruleCountOf(s),
       kind: s.kind,
+      'pkb-packages': Object.hasOwn(packages, s.manifest.name) ? packages[s.manifest.name] : [],
     }))
     .sort((a, b) => (a.name < b.name ? -1 : a.name > b.name ? 1 : 0));
 }

@@ -129,7 +129,7 @@ export class PlaceWriter {
 }
 
 /** Reads and writes the records of a search tree node, for the three record sizes of the spec. */
-function recordAccess(tree: Buffer, recordSize: number): { get(node: number, right: boolean): number; set(node: number, right: boolean, v: number): void } {
+export function recordAccess(tree: Buffer, recordSize: number): { get(node: number, right: boolean): number; set(node: number, right: boolean, v: number): void } {
   if (recordSize === 24) {
     return {
       get: (n, r) => tree.readUIntBE(n * 6 + (r ? 3 : 0), 3),

@@ -33,7 +33,18 @@ export interface MiddlewareModule {
   readonly default: MiddlewareFactory;
   /** columns the step adds to the CSV/TSV output, in order */
   readonly fields?: readonly string[];
+  /** the job headers the step reads (shown by `/info/middlewares/headers`) */
+  readonly headers?: readonly MiddlewareHeader[];
 }
+
+/** A job header a step reads: what a middleware manifest's `headers` lists in the reference. */
+export interface MiddlewareHeader {
+  readonly name: string;
+  readonly description?: string;
+}
+
+const isHeader = (h: unknown): boolean => typeof h === 'object' && h !== null && typeof (h as MiddlewareHeader).name === 'string'
+  && ((h as MiddlewareHeader).description === undefined || typeof (h as MiddlewareHeader).description === 'string');
 
 /** An extra step as read on the main thread: plain data for the workers. */
 export interface MiddlewareSource {
@@ -87,6 +98,9 @@ export async function importMiddleware(module: string): Promise<MiddlewareModule
   if (typeof mod.default !== 'function') throw new Error('its default export is not a function (the factory)');
   if (mod.fields !== undefined && !(Array.isArray(mod.fields) && mod.fields.every((f) => typeof f === 'string'))) {
     throw new Error('`fields` must be an array of field names');
+  }
+  if (mod.headers !== undefined && !(Array.isArray(mod.headers) && mod.headers.every(isHeader))) {
+    throw new Error('`headers` must be an array of {name, description?}');
   }
   return mod as MiddlewareModule;
 }

@@ -1,7 +1,7 @@
 import Database from 'better-sqlite3';
 import { createHash } from 'node:crypto';
 import { mkdir, readdir, readFile, rename, rm, stat } from 'node:fs/promises';
-import { join } from 'node:path';
+import { basename, join } from 'node:path';
 
 /**
  * Knowledge bases (PKB): KBART title lists per platform. The union of a platform's files is its
@@ -20,6 +20,20 @@ export interface PkbData {
   readonly platforms: readonly string[];
   readonly titles: number;
   readonly files: number;
+  /** the packages of each platform that has some (what `/info/platforms` shows as `pkb-packages`) */
+  readonly packages: Readonly<Record<string, readonly PkbPackage[]>>;
+}
+
+/**
+ * One knowledge-base package: the files `<name>_<YYYY-MM-DD>.txt` of a platform, described by its
+ * newest file (reference routes.md 1.1; older files' counts are not added, unlike ezPAARSE).
+ */
+export interface PkbPackage {
+  readonly name: string;
+  /** the newest date seen for the package */
+  readonly date: string;
+  /** the rows of the newest file (non-empty lines less the header) */
+  readonly entries: number;
 }
 
 /** KBART columns looked up; the others are only copied. */
@@ -34,6 +48,39 @@ interface KbartFile {
 }
 
 const DATED = /_(\d{4}-\d{2}-\d{2})\.txt$/;
+const PACKAGE = /^(.+)_(\d{4}-\d{2}-\d{2})\.txt$/;
+
+/** Bumped when the file's tables change, so that an older build is not reused. */
+const SCHEMA = 'pkb-2';
+
+/** `<name>_<YYYY-MM-DD>.txt` → its package and date; other names belong to no package. */
+export function packageOfFile(fileName: string): { name: string; date: string } | undefined {
+  const m = PACKAGE.exec(fileName);
+  return m ? { name: m[1], date: m[2] } : undefined;
+}
+
+/**
+ * Each platform's packages from its files and their row counts: per package the newest file
+ * (ties: the last path), sorted by name. Platforms without a dated file are left out.
+ */
+export function latestPackages(
+  files: ReadonlyArray<{ readonly platform: string; readonly path: string }>,
+  rowsOf: (path: string) => number,
+): Record<string, PkbPackage[]> {
+  const newest = new Map<string, { platform: string; name: string; date: string; path: string }>();
+  for (const f of files) {
+    const pkg = packageOfFile(basename(f.path));
+    if (!pkg) continue;
+    const key = `${f.platform}\0${pkg.name}`;
+    const seen = newest.get(key);
+    if (!seen || pkg.date > seen.date || (pkg.date === seen.date && f.path > seen.path)) newest.set(key, { platform: f.platform, ...pkg, path: f.path });
+  }
+  const out: Record<string, PkbPackage[]> = {};
+  for (const n of [...newest.values()].sort((a, b) => (a.name < b.name ? -1 : a.name > b.name ? 1 : 0))) {
+    (out[n.platform] ??= []).push({ name: n.name, date: n.date, entries: rowsOf(n.path) });
+  }
+  return out;
+}
 
 async function listDir(dir: string): Promise<string[]> {
   try {
@@ -99,28 +146,40 @@ export function parseKbart(text: string): Array<Record<string, string>> {
 export async function buildPkb(platformsDir: string, extraDirs: readonly string[], cacheDir: string): Promise<PkbData> {
   const files = await findKbartFiles(platformsDir, extraDirs);
   const platforms = [...new Set(files.map((f) => f.platform))].sort();
-  if (files.length === 0) return { platforms, titles: 0, files: 0 };
-  const digest = createHash('sha1');
+  if (files.length === 0) return { platforms, titles: 0, files: 0, packages: {} };
+  const digest = createHash('sha1').update(`${SCHEMA}\n`);
   for (const f of files) digest.update(`${f.platform}\0${f.path}\0${f.size}\0${f.mtime}\n`);
   const name = `pkb-${digest.digest('hex').slice(0, 16)}.sqlite`;
   const file = join(cacheDir, name);
   await mkdir(cacheDir, { recursive: true });
-  let titles: number;
+  let built: { titles: number; packages: Record<string, PkbPackage[]> };
   try {
     await stat(file);
-    const db = new Database(file, { readonly: true, fileMustExist: true });
-    titles = (db.prepare('SELECT count(*) AS n FROM title').get() as { n: number }).n;
-    db.close();
+    built = readBuilt(file);
   } catch {
-    titles = await writePkb(file, files);
+    built = await writePkb(file, files);
   }
   for (const old of await listDir(cacheDir)) {
     if (old.startsWith('pkb-') && old.endsWith('.sqlite') && old !== name) await rm(join(cacheDir, old), { force: true });
   }
-  return { file, platforms, titles, files: files.length };
+  return { file, platforms, titles: built.titles, files: files.length, packages: built.packages };
 }
 
-async function writePkb(file: string, files: readonly KbartFile[]): Promise<number> {
+/** What a reused build holds: its title count and the packages (not read from the KBART files again). */
+function readBuilt(file: string): { titles: number; packages: Record<string, PkbPackage[]> } {
+  const db = new Database(file, { readonly: true, fileMustExist: true });
+  try {
+    const titles = (db.prepare('SELECT count(*) AS n FROM title').get() as { n: number }).n;
+    const packages: Record<string, PkbPackage[]> = {};
+    const rows = db.prepare('SELECT platform, name, date, entries FROM package ORDER BY platform, rowid').all() as Array<PkbPackage & { platform: string }>;
+    for (const { platform, name, date, entries } of rows) (packages[platform] ??= []).push({ name, date, entries });
+    return { titles, packages };
+  } finally {
+    db.close();
+  }
+}
+
+async function writePkb(file: string, files: readonly KbartFile[]): Promise<{ titles: number; packages: Record<string, PkbPackage[]> }> {
   const tmp = `${file}.${process.pid}.tmp`;
   await rm(tmp, { force: true });
   const db = new Database(tmp);
@@ -133,6 +192,7 @@ async function writePkb(file: string, files: readonly KbartFile[]): Promise<numb
     record TEXT NOT NULL)`);
   const insert = db.prepare('INSERT INTO title (platform, title_id, print_identifier, online_identifier, doi, record) VALUES (?, ?, ?, ?, ?, ?)');
   let count = 0;
+  const rowsOf = new Map<string, number>();
   const byPlatform = new Map<string, KbartFile[]>();
   for (const f of files) byPlatform.set(f.platform, [...(byPlatform.get(f.platform) ?? []), f]);
   for (const [platform, list] of byPlatform) {
@@ -141,7 +201,9 @@ async function writePkb(file: string, files: readonly KbartFile[]): Promise<numb
     const byTitle = new Map<string, Record<string, string>>();
     const untitled: Array<Record<string, string>> = [];
     for (const f of list) {
-      for (const row of parseKbart(await readFile(f.path, 'utf8'))) {
+      const rows = parseKbart(await readFile(f.path, 'utf8'));
+      rowsOf.set(f.path, rows.length);
+      for (const row of rows) {
         if (row.title_id) {
           byTitle.delete(row.title_id);
           byTitle.set(row.title_id, row);
@@ -160,9 +222,16 @@ async function writePkb(file: string, files: readonly KbartFile[]): Promise<numb
     })();
   }
   for (const k of KEYS) db.exec(`CREATE INDEX title_${k} ON title (platform, ${k}) WHERE ${k} IS NOT NULL`);
+  // the packages are kept with the titles, so that a reused build needs no file read
+  const packages = latestPackages(files, (path) => rowsOf.get(path) ?? 0);
+  db.exec('CREATE TABLE package (platform TEXT NOT NULL, name TEXT NOT NULL, date TEXT NOT NULL, entries INTEGER NOT NULL)');
+  const insertPackage = db.prepare('INSERT INTO package (platform, name, date, entries) VALUES (?, ?, ?, ?)');
+  db.transaction(() => {
+    for (const [platform, list] of Object.entries(packages)) for (const p of list) insertPackage.run(platform, p.name, p.date, p.entries);
+  })();
   db.close();
   await rename(tmp, file);
-  return count;
+  return { titles: count, packages };
 }
 
 /** Bounded cache of lookups: a log asks for the same few titles again and again. */

@@ -5,6 +5,9 @@ import { formPredefinedView } from '../settings/predefined.js';
 import { UsageStore } from '../db/usage.js';
 import { REJECT_INFO } from '../info/rejects.js';
 import type { LoadedPlatforms } from '../plugins/platforms.js';
+import { CountriesSource } from '../info/countries.js';
+import { defaultGeoipFile } from '../resources/geoip.js';
+import { join } from 'node:path';
 
 const VocabularyItem = Type.Object({
   code: Type.String(),
@@ -125,6 +128,29 @@ export default async function infoDataRoutes(instance: FastifyInstance): Promise
   app.get('/predefined-settings', {
     schema: { response: { 200: Type.Record(Type.String(), PredefinedSettingSchema) } },
   }, async () => app.predefinedSettings.all());
+
+  // logsift's custom settings are the institution's own files (PREDEFINED_SETTINGS_DIR), not a
+  // database collection: the reference's array of `{id, fullName, country, headers}`.
+  app.get('/predefined-settings/custom', {
+    schema: { response: { 200: Type.Array(Type.Object({ id: Type.String(), ...PredefinedSettingSchema.properties })) } },
+  }, async () => {
+    const [settings, sources] = await Promise.all([app.predefinedSettings.all(), app.predefinedSettings.sources()]);
+    return Object.entries(settings).filter(([id]) => sources[id] === 'local').map(([id, s]) => ({ id, ...s }));
+  });
+
+  const countries = new CountriesSource(join(app.config.resourcesDir, 'countries.json'), defaultGeoipFile('country'));
+  app.get('/countries.json', {
+    schema: {
+      response: {
+        200: Type.Array(Type.Object({ code: Type.Optional(Type.String()), fr: Type.String(), en: Type.String() }, { additionalProperties: Type.String() })),
+        404: Type.Object({ message: Type.Literal('no_countries') }),
+      },
+    },
+  }, async (_request, reply) => {
+    const list = await countries.list();
+    if (!list) return reply.code(404).send({ message: 'no_countries' as const });
+    return list;
+  });
 
   app.get('/form-predefined', {
     schema: { response: { 200: Type.Record(Type.String(), Type.Record(Type.String(), Type.String())) } },

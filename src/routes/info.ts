@@ -8,6 +8,29 @@ import type { DomainRouter } from '../platforms/router.js';
 import { routingOrder, type PlatformManifest } from '../platforms/manifest.js';
 import { routerOver } from '../platforms/platform-set.js';
 import { DEFAULT_MIDDLEWARES, BUILTIN_MIDDLEWARES } from '../pipeline/middlewares.js';
+import type { PartName } from '../updates/parts.js';
+
+/**
+ * `git diff --name-only` paths grouped by their top folder (`{ folder: [paths] }`), as the
+ * reference's `changed` routes answer: top-level files, dot folders and the parser template are left out.
+ */
+export function changedByFolder(files: readonly string[]): Record<string, string[]> {
+  const out: Record<string, string[]> = {};
+  for (const file of files) {
+    const slash = file.indexOf('/');
+    if (slash < 0) continue;
+    const folder = file.slice(0, slash);
+    if (folder.startsWith('.') || folder === 'js-parser-skeleton') continue;
+    (out[folder] ??= []).push(file.slice(slash + 1));
+  }
+  return out;
+}
+
+const ChangedSchema = Type.Record(Type.String(), Type.Array(Type.String()));
+const MiddlewareHeadersSchema = Type.Array(Type.Object({
+  name: Type.String(),
+  headers: Type.Array(Type.Object({ name: Type.String(), description: Type.Optional(Type.String()) })),
+}));
 
 const DomainPlatform = Type.Object({
   platform: Type.String(),
@@ -43,13 +66,14 @@ export default async function infoRoutes(app: FastifyInstance): Promise<void> {
 
   app.get('/version', { schema: { response: { 200: Type.String() } } }, async (_request, reply) => reply.type('text/plain; charset=utf-8').send(app.appVersion));
 
-  // The whole manifests as stored (what 3.x clients read), plus domain and rule counts.
+  // The whole manifests as stored (what 3.x clients read), plus domain and rule counts and the
+  // knowledge-base packages.
   app.get('/platforms', {
     schema: {
       querystring: Type.Object({ status: Type.Optional(Type.String()) }),
       response: { 200: Type.Array(PlatformInfoSchema) },
     },
-  }, async (request) => describePlatforms(app.platforms.sources, (request.query as { status?: string }).status));
+  }, async (request) => describePlatforms(app.platforms.sources, (request.query as { status?: string }).status, app.platforms.resources.data.pkb.packages));
 
   // what the reference gives: a text UUID (v4 here)
   app.get('/uuid', { schema: { response: { 200: Type.String() } } }, async (_request, reply) => reply.type('text/plain; charset=utf-8').send(randomUUID()));
@@ -89,6 +113,19 @@ export default async function infoRoutes(app: FastifyInstance): Promise<void> {
     const known = [...BUILTIN_MIDDLEWARES as readonly string[], ...app.platforms.resources.middlewareModules.keys()];
     return { config, enabled: config, available: known.filter((name) => !config.includes(name)) };
   });
+
+  // What an update of the part would change: its files that differ from the last fetched origin
+  // branch, by folder (a platform, a middleware). Nothing is fetched here (the status route does).
+  for (const part of ['platforms', 'middlewares'] as const satisfies readonly PartName[]) {
+    app.get(`/${part}/changed`, { schema: { response: { 200: ChangedSchema } } }, async (_request, reply) => {
+      reply.header('Cache-Control', 'no-store');
+      return changedByFolder(await app.updates.filesBehindOrigin(part));
+    });
+  }
+
+  // The job headers each extra step reads, as it declares them (`headers` of its module).
+  app.get('/middlewares/headers', { schema: { response: { 200: MiddlewareHeadersSchema } } }, async () =>
+    [...app.platforms.resources.middlewareModules].map(([name, mod]) => ({ name, headers: (mod.headers ?? []).map((h) => ({ ...h })) })));
 
   app.get('/platforms/count', { schema: { response: { 200: Type.String() } } }, async (_request, reply) =>
     reply.type('text/plain; charset=utf-8').send(String(app.platforms.sources.length)));

@@ -82,3 +82,24 @@ export async function changedFiles(repo: Repo): Promise<string[]> {
     .filter(([, head, workdir, stage]) => (head === 1 && !(workdir === 1 && stage === 1)) || (head === 0 && stage !== 0))
     .map(([file]) => file);
 }
+
+/**
+ * The files that differ between two commits (`git diff --name-only A B`): added, deleted or
+ * changed, in path order. Subtrees with the same id are not descended into.
+ */
+export async function filesBetween(repo: Repo, fromOid: string, toOid: string): Promise<string[]> {
+  if (fromOid === toOid) return [];
+  const files = (await git.walk({
+    fs,
+    gitdir: repo.gitdir,
+    cache: repo.cache,
+    trees: [git.TREE({ ref: fromOid }), git.TREE({ ref: toOid })],
+    map: async (path, [a, b]) => {
+      if (path === '.') return undefined;
+      if ((await a?.oid()) === (await b?.oid())) return null;
+      const blob = (await a?.type()) === 'blob' || (await b?.type()) === 'blob';
+      return blob ? path : undefined;
+    },
+  })) as Array<string | undefined>;
+  return files.filter((f): f is string => typeof f === 'string').sort();
+}

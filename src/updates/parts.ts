@@ -1,5 +1,5 @@
 import { History } from './describe.js';
-import { changedFiles, findGitdir, redactUrl, resolveCommit, fs, git, type Repo } from './git.js';
+import { changedFiles, filesBetween, findGitdir, redactUrl, resolveCommit, fs, git, type Repo } from './git.js';
 import {
   bundledCommit, currentPosition, ensureOrigin, fetchOrigin, initFromContent, LockFile, moveBranch, originUrl,
   UpdateError, withRollback, untrackedInTheWay,
@@ -110,6 +110,21 @@ export class UpdatableParts {
     }
     this.log.info({ part: spec.name, ms: this.now() - started }, 'part made a repository from its bundled content');
     return spec.gitdir;
+  }
+
+  /**
+   * The files an update would change: those that differ between HEAD and the last fetched
+   * `origin/<branch>` (nothing is fetched here). Empty when the part is not a repository yet (it is
+   * not made one by this question) or nothing has been fetched.
+   */
+  async filesBehindOrigin(name: PartName): Promise<string[]> {
+    const st = this.state(name);
+    const gitdir = (await st.ready?.catch(() => undefined)) ?? (await findGitdir(st.spec.dir, st.spec.gitdir).catch(() => undefined));
+    if (!gitdir) return [];
+    const repo: Repo = { dir: st.spec.dir, gitdir, cache: {} };
+    const head = await resolveCommit(repo, 'HEAD');
+    const remote = await resolveCommit(repo, `refs/remotes/origin/${await this.branchOf(st.spec, repo)}`);
+    return head && remote ? filesBetween(repo, head, remote) : [];
   }
 
   /** The branch followed: the configured one, else the checked-out one, else origin's default. */

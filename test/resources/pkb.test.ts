@@ -2,7 +2,7 @@ import { mkdir, mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import t from 'tap';
-import { buildPkb, parseKbart, PkbReader } from '../../src/resources/pkb.js';
+import { buildPkb, latestPackages, packageOfFile, parseKbart, PkbReader } from '../../src/resources/pkb.js';
 import { enhancerStage } from '../../src/pipeline/stages/enhancer.js';
 import type { EventFlags } from '../../src/pipeline/stages/types.js';
 import type { AccessEvent } from '../../src/pipeline/event.js';
@@ -44,7 +44,34 @@ t.test('a base: newer files win per title_id, lookups by each identifier, rebuil
   const changed = await buildPkb(platforms, [extra], cache);
   t.not(changed.file, data.file, 'a new file: rebuilt');
   t.equal(changed.titles, 4);
-  t.same(await buildPkb(join(root, 'none'), [], cache), { platforms: [], titles: 0, files: 0 });
+  t.same(await buildPkb(join(root, 'none'), [], cache), { platforms: [], titles: 0, files: 0, packages: {} });
+});
+
+t.test('packages: <name>_<YYYY-MM-DD>.txt, each described by its newest file', async (t) => {
+  t.same(packageOfFile('CAIRN_GLOBAL_ALLEBOOKS_2025-05-20.txt'), { name: 'CAIRN_GLOBAL_ALLEBOOKS', date: '2025-05-20' });
+  t.equal(packageOfFile('notes.txt'), undefined);
+  t.equal(packageOfFile('_2025-05-20.txt'), undefined, 'a package needs a name');
+  const rows: Record<string, number> = { '/a/x_2021-01-01.txt': 5, '/a/x_2020-01-01.txt': 9, '/b/x_2020-06-01.txt': 7, '/a/y_2019-01-01.txt': 1 };
+  t.same(latestPackages([
+    { platform: 'p', path: '/a/x_2020-01-01.txt' },
+    { platform: 'p', path: '/a/x_2021-01-01.txt' },
+    { platform: 'p', path: '/b/x_2020-06-01.txt' },
+    { platform: 'p', path: '/a/y_2019-01-01.txt' },
+    { platform: 'q', path: '/a/other.txt' },
+  ], (path) => rows[path]), { p: [{ name: 'x', date: '2021-01-01', entries: 5 }, { name: 'y', date: '2019-01-01', entries: 1 }] },
+  'the newest file of x across folders, its rows alone; q has no dated file');
+
+  const root = await mkdtemp(join(tmpdir(), 'logsift-pkb-'));
+  t.teardown(() => rm(root, { recursive: true, force: true }));
+  await mkdir(join(root, 'platforms', 'alpha', 'pkb'), { recursive: true });
+  await writeFile(join(root, 'platforms', 'alpha', 'pkb', 'alpha_all_2020-01-01.txt'), `${HEADER}\nA\t\t\tT1\t\t\nB\t\t\tT2\t\t\n`);
+  await writeFile(join(root, 'platforms', 'alpha', 'pkb', 'alpha_all_2024-06-01.txt'), `${HEADER}\nA\t\t\tT1\t\t\n\n`);
+  const cache = join(root, 'cache');
+  const built = await buildPkb(join(root, 'platforms'), [], cache);
+  t.same(built.packages, { alpha: [{ name: 'alpha_all', date: '2024-06-01', entries: 1 }] });
+  const reused = await buildPkb(join(root, 'platforms'), [], cache);
+  t.equal(reused.file, built.file);
+  t.same(reused.packages, built.packages, 'a reused build reads its packages from the SQLite file');
 });
 
 t.test('enrichment fills only the fields the event lacks', async (t) => {

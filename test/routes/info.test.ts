@@ -9,6 +9,7 @@ import { applyChanges, demoPlatform } from '../helpers/git-fixtures.js';
 import { AppInfoSchema, PredefinedSettingSchema, RejectInfoSchema, UsageSchema } from '../../src/routes/info-data.js';
 import { PlatformInfoSchema } from '../../src/platforms/platform-info.js';
 import { STATUS_CODES } from '../../src/status-codes.js';
+import { changedByFolder } from '../../src/routes/info.js';
 import { REJECT_CATEGORIES } from '../../src/pipeline/stages/types.js';
 import { REJECT_COUNTERS } from '../../src/pipeline/job-report.js';
 
@@ -144,7 +145,7 @@ t.test('/info/platforms: every entry matches the route\'s response schema, no ke
       recognize: { rid: ['doi'], rtype: ['ARTICLE'], mime: ['HTML'] }, bacon: { provider: 'X', matches: [] }, 'pkb-domains': 'domain',
       trello: 'https://trello.example.org/c/1', publisher_name: 'Odd Publisher', 'kb-domains': ['kb.odd.example.org'], priority: 2,
       'host-priority': { 'odd.example.org': 3 }, 'x-unlisted': { kept: [1, 'a'] },
-      'domains-count': 2, 'rule-count': 1, kind: 'rules',
+      'domains-count': 2, 'rule-count': 1, kind: 'rules', 'pkb-packages': [],
     }, 'the whole manifest as stored, plus the counts');
   }
   const count = await ta.inject({ url: '/info/platforms/count' });
@@ -194,6 +195,71 @@ t.test('predefined settings: logsift’s own, the resources file, the institutio
   await writeFile(join(local, 'zz-more.json'), JSON.stringify({ 'local-2': { fullName: 'Another', country: 'FR', headers: {} } }));
   const again = (await ta.inject({ url: '/info/predefined-settings' })).json() as Record<string, unknown>;
   t.ok(again['local-2'], 'new file read');
+
+  // the reference's custom settings: here the institution's folder, as an array
+  for (const prefix of ['/info', '/api/info']) {
+    const custom = await ta.inject({ url: `${prefix}/predefined-settings/custom` });
+    t.equal(custom.statusCode, 200);
+    t.same(custom.json(), [
+      { id: 'local-1', fullName: 'Our proxy', country: 'BE', headers: { 'Traces-Level': 'warn' } },
+      { id: 'local-2', fullName: 'Another', country: 'FR', headers: {} },
+    ], `${prefix}: the folder's settings only, {id, fullName, country, headers}`);
+  }
+});
+
+t.test('/info/predefined-settings/custom without an institution folder: []', async (t) => {
+  const ta = await testApp(t);
+  const res = await ta.inject({ url: '/info/predefined-settings/custom' });
+  t.equal(res.statusCode, 200);
+  t.same(res.json(), []);
+});
+
+t.test('/info/countries.json: the resources part\'s file, else the packaged GeoLite2-Country names', async (t) => {
+  const root = await tempDir(t);
+  const ta = await testApp(t, { REPOS_DIR: join(root, 'repos') });
+  for (const prefix of ['/info', '/api/info']) {
+    const res = await ta.inject({ url: `${prefix}/countries.json` });
+    t.equal(res.statusCode, 200, prefix);
+    const list = res.json() as Array<{ code: string; fr: string; en: string }>;
+    t.ok(list.length > 200, `${list.length} countries`);
+    t.ok(list.every((c) => /^[A-Z]{2}$/.test(c.code) && c.fr !== '' && c.en !== ''), 'each: ISO code, French and English names');
+    t.same(list.find((c) => c.code === 'DE'), { code: 'DE', fr: 'Allemagne', en: 'Germany' });
+    t.equal(new Set(list.map((c) => c.code)).size, list.length, 'each country once');
+    t.same(list.map((c) => c.en), [...list.map((c) => c.en)].sort((a, b) => a.localeCompare(b, 'en')), 'sorted by English name');
+  }
+  // once the resources part holds the reference's file, it is what is served
+  await mkdir(join(root, 'repos', 'resources'), { recursive: true });
+  const file = [{ fr: 'Afghanistan', en: 'Afghanistan' }, { fr: 'Afrique du Sud', en: 'South Africa' }];
+  await writeFile(join(root, 'repos', 'resources', 'countries.json'), JSON.stringify(file));
+  t.same((await ta.inject({ url: '/info/countries.json' })).json(), file, 'the file as it is');
+});
+
+t.test('/info/middlewares/headers: the job headers each extra step declares', async (t) => {
+  const ta = await testApp(t);
+  for (const prefix of ['/info', '/api/info']) {
+    const res = await ta.inject({ url: `${prefix}/middlewares/headers` });
+    t.equal(res.statusCode, 200);
+    t.match(res.json(), [{ name: 'user-agent-parser', headers: [{ name: 'User-Agent-Parser-Field', description: String }] }], `${prefix}: the shipped step`);
+  }
+  const repos = join(await tempDir(t), 'repos');
+  await applyChanges(join(repos, 'middlewares'), {
+    'plain/index.mjs': 'export default () => () => undefined;\n',
+    'tagger/index.mjs': "export const headers = [{ name: 'Tagger-Tag' }];\nexport default () => () => undefined;\n",
+    'broken/index.mjs': "export const headers = ['Tagger-Tag'];\nexport default () => () => undefined;\n",
+  });
+  const other = await testApp(t, { REPOS_DIR: repos });
+  t.same((await other.inject({ url: '/info/middlewares/headers' })).json(), [
+    { name: 'plain', headers: [] },
+    { name: 'tagger', headers: [{ name: 'Tagger-Tag' }] },
+  ], 'a step without headers: []; one whose headers are not {name} objects is not loaded');
+  t.ok(other.logs.some((l) => l.includes('middleware broken') && l.includes('headers')), 'and its problem is logged');
+});
+
+t.test('changed lists: by folder, top-level and dot paths left out', async (t) => {
+  t.same(changedByFolder(['README.md', '.github/x.yml', 'acs/manifest.json', 'acs/pkb/acs_2024-01-01.txt', 'js-parser-skeleton/parser.js', 'sd/rules.yaml']), {
+    acs: ['manifest.json', 'pkb/acs_2024-01-01.txt'],
+    sd: ['rules.yaml'],
+  });
 });
 
 t.test('/info/usage: jobs, lines and events per day and per platform', async (t) => {

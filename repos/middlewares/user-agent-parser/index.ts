@@ -8,6 +8,10 @@ import type { MiddlewareFactory } from '../../../src/resources/middlewares.js';
 
 export const fields = ['ua', 'ua_os', 'ua_device'];
 
+export const headers = [
+  { name: 'User-Agent-Parser-Field', description: 'the field holding the user agent, when its name is not user-agent, useragent or ua' },
+];
+
 /** Distinct agents in a log are few: each is parsed once (bounded). */
 const CACHE_LIMIT = 2000;
 

@@ -266,6 +266,17 @@ function readChain(
 }
 
 /**
+ * The result's format and encoding as a job's headers ask for them: also read back from a job row's
+ * recorded headers, to end the result file of a job cut off by a crash as the job would have.
+ */
+export function readOutputSettings(headers: RequestHeaders): { output: OutputFormat; responseEncoding: ResponseEncoding } {
+  return {
+    output: negotiateOutput(header(headers, 'accept'), flag(header(headers, 'clean-only'), false)),
+    responseEncoding: parseResponseEncoding(header(headers, 'response-charset'), header(headers, 'response-encoding')),
+  };
+}
+
+/**
  * Reads and checks a job's headers. Throws StatusError (with a message saying what to fix)
  * for the first bad header: nothing has been read or written yet at that point.
  */

@@ -53,6 +53,7 @@ t.test('SIGTERM ends a running job cleanly, then the pool and the database; a re
   await once(res, 'end');
   t.match(body, /#logsift-error 5003 /, 'the running job ends with the shutdown marker');
   t.equal(res.trailers['service-status'], '5003');
+  t.equal(res.trailers['service-status-message'], 'The service is shutting down: send the job again once it is back up', 'said once, with what to do');
   const [code] = (await once(child, 'exit')) as [number];
   t.equal(code, 0, 'the process exits cleanly');
   t.match(output(), /shutting down/);

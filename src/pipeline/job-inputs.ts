@@ -32,7 +32,7 @@ export class UploadMeter {
 
   add(bytes: number): void {
     this.received += bytes;
-    if (this.maxBytes > 0 && this.received > this.maxBytes) throw new StatusError(4034, `the upload is larger than ${this.maxBytes} bytes`);
+    if (this.maxBytes > 0 && this.received > this.maxBytes) throw new StatusError(4034, `more than ${this.maxBytes} bytes (MAX_UPLOAD_BYTES)`);
   }
 
   /** Counts what a piped stream gives out, failing `onOver` past the limit. */
@@ -76,7 +76,7 @@ async function* decompressed(stream: Readable, compression: 'gzip' | 'deflate' |
   } catch (err) {
     const e = err as NodeJS.ErrnoException;
     if (typeof e.code === 'string' && e.code.startsWith('Z_')) {
-      throw new StatusError(4002, `${what} is not valid ${compression} data (${e.message})`);
+      throw new StatusError(4002, `${what}, read as ${compression}: ${e.message}`);
     }
     throw err;
   } finally {
@@ -128,7 +128,7 @@ async function* multipartInputs(req: IncomingMessage, meter: UploadMeter): Async
   let reading: Readable | undefined;
   bb.on('file', (_field, stream, info) => {
     // Busboy also reports a broken body on the file's stream: never leave that unheard.
-    stream.on('error', (err) => { failure ??= new StatusError(4007, `malformed multipart body: ${err.message}`); signal(); });
+    stream.on('error', (err) => { failure ??= new StatusError(4007, err.message); signal(); });
     parts.push({ name: info.filename ?? 'N/A', stream, mime: info.mimeType });
     signal();
   });
@@ -139,7 +139,7 @@ async function* multipartInputs(req: IncomingMessage, meter: UploadMeter): Async
     reading?.destroy(failure);
     signal();
   };
-  bb.on('error', (err) => fail(new StatusError(4007, `malformed multipart body: ${(err as Error).message}`)));
+  bb.on('error', (err) => fail(new StatusError(4007, (err as Error).message)));
   // as for a compressed body: a request cut off before its end must fail the job, not stall it
   const stopWatching = streamEnded(req, { writable: false }, (err) => { if (err) fail(err); });
   const stopMetering = meter.watch(req, fail);

@@ -57,7 +57,10 @@ export type StatusCode = keyof typeof STATUS_CODES;
 
 /**
  * An error with a status code of the table. `detail` says what to fix and goes into the
- * Service-Status-Message header and the report together with the table's message.
+ * Service-Status-Message header and the report after the table's message (`<message>: <detail>`):
+ * it names the header and the value at fault and what would do, without saying the table's
+ * message again (not `Unknown platform: no platform named "x"`, but `Unknown platform:
+ * Force-Parser: "x" (see /info/platforms)`).
  */
 export class StatusError extends Error {
   readonly code: StatusCode;

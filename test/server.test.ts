@@ -1,5 +1,6 @@
 import t from 'tap';
 import { spawn, type ChildProcess } from 'node:child_process';
+import { randomUUID } from 'node:crypto';
 import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -52,6 +53,7 @@ t.test('SIGTERM ends a running job cleanly, then the pool and the database; a re
   await once(res, 'end');
   t.match(body, /#logsift-error 5003 /, 'the running job ends with the shutdown marker');
   t.equal(res.trailers['service-status'], '5003');
+  t.equal(res.trailers['service-status-message'], 'The service is shutting down: send the job again once it is back up', 'said once, with what to do');
   const [code] = (await once(child, 'exit')) as [number];
   t.equal(code, 0, 'the process exits cleanly');
   t.match(output(), /shutting down/);
@@ -122,10 +124,16 @@ t.test('kill -9 during a job: after a restart the database is intact, the job is
   // The job is well under way: events streamed, more lines still coming.
   while (received === 0) await sleep(20);
   for (let i = 200; i < 400; i++) req.write(LINE(i));
+  // A deferred job too: its result file has events and is never closed.
+  const deferredId = randomUUID();
+  const put = request(`${first.url}/${deferredId}`, { method: 'PUT', headers: { 'Transfer-Encoding': 'chunked', 'Log-Format-ezproxy': '%h %l %u %t "%r" %s %b', 'Double-Click-Removal': 'false' } });
+  put.on('error', () => undefined);
+  for (let i = 0; i < 200; i++) put.write(LINE(i));
   await sleep(300);
   first.child.kill('SIGKILL');
   await once(first.child, 'exit');
   req.destroy();
+  put.destroy();
 
   const db = openDatabase(join(varDir, 'logsift.sqlite'));
   t.equal(db.pragma('integrity_check', { simple: true }), 'ok', 'the database file is intact after kill -9');
@@ -146,6 +154,12 @@ t.test('kill -9 during a job: after a restart the database is intact, the job is
   t.equal(report.general['Job-Done'], false);
   t.match(await readFile(join(varDir, 'jobs', id, 'job-traces.log'), 'utf8'), new RegExp(`New job with ID: ${id}`), 'the traces are readable');
   await readFile(join(varDir, 'jobs', id, 'denied-ecs.csv'), 'utf8');
+  const deferred = await fetch(`${again.url}/${deferredId}`);
+  t.equal(deferred.status, 200, 'the deferred job\'s result is served');
+  const result = await deferred.text();
+  t.match(result, /^\S+;/, 'with the events written before the crash');
+  t.match(result, /\n#logsift-error 5003 The service stopped while the job was running\n$/, 'and the error line a failure ends it with');
+  t.match(await readFile(join(varDir, 'jobs', deferredId, 'job-traces.log'), 'utf8'), /error: Job interrupted: 5003 /, 'its traces say so');
   const users = await fetch(`${again.url}/api/admin/users`, { headers: { authorization: basic(ADMIN.userid, ADMIN.password) } });
   t.equal(users.status, 200, 'the account written before the crash logs in');
 

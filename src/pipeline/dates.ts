@@ -280,8 +280,8 @@ function isAlnum(code: number): boolean {
 }
 
 function compileSteps(format: string): Step[] {
-  if (format.trim() === '') throw new DateFormatError('the date format is empty');
-  if (format.length > 256) throw new DateFormatError('the date format is longer than 256 characters');
+  if (format.trim() === '') throw new DateFormatError('empty');
+  if (format.length > 256) throw new DateFormatError('longer than 256 characters');
   const steps: Step[] = [];
   const slots = new Set<string>();
   let i = 0;
@@ -290,7 +290,7 @@ function compileSteps(format: string): Step[] {
     const code = format.charCodeAt(i);
     if (ch === '[') {
       const close = format.indexOf(']', i + 1);
-      if (close < 0) throw new DateFormatError(`the date format has a [ at character ${i + 1} that is never closed`);
+      if (close < 0) throw new DateFormatError(`the [ at character ${i + 1} is never closed`);
       if (close > i + 1) steps.push({ kind: 'lit', text: format.slice(i + 1, close) });
       i = close + 1;
       continue;
@@ -311,7 +311,7 @@ function compileSteps(format: string): Step[] {
     }
     const meaning = fieldOf(ch, count);
     if (meaning === 'bad') {
-      throw new DateFormatError(`the date format token ${ch.repeat(count)} (character ${i + 1}) is not supported`);
+      throw new DateFormatError(`token ${ch.repeat(count)} (character ${i + 1}) is not supported`);
     }
     if (meaning === undefined) {
       for (let k = i; k < j; k++) steps.push({ kind: 'opt', text: format[k] });
@@ -323,7 +323,7 @@ function compileSteps(format: string): Step[] {
   const hasEpoch = slots.has('epoch');
   if (!hasEpoch && !(slots.has('year') && slots.has('month') && slots.has('day'))) {
     throw new DateFormatError(
-      `the date format "${format}" needs a year, a month and a day (YYYY, MM or MMM, DD), or an epoch (X, x)`,
+      `"${format}" needs a year, a month and a day (YYYY, MM or MMM, DD), or an epoch (X, x)`,
     );
   }
   return steps;
@@ -333,7 +333,7 @@ function addField(steps: Step[], slots: Set<string>, field: FieldKind, maxDigits
   const slot = SLOT[field]!;
   if (slots.has(slot)) {
     const hint = slot === 'month' ? ' (mm is minutes)' : slot === 'fraction' ? ' (ss is seconds)' : '';
-    throw new DateFormatError(`the date format gives the ${slot} twice (${written})${hint}`);
+    throw new DateFormatError(`gives the ${slot} twice (${written})${hint}`);
   }
   slots.add(slot);
   steps.push({ kind: 'field', field, maxDigits });

@@ -66,7 +66,7 @@ export function readDoubleClickOptions(headers: Readonly<Record<string, string |
     if (!name.startsWith('double-click-') || value === undefined) continue;
     const suffix = name.slice('double-click-'.length);
     if (NOT_WINDOWS.has(suffix)) continue;
-    if (!/^[a-z0-9]+$/.test(suffix)) throw new StatusError(4031, `${name}: unknown double-click setting`);
+    if (!/^[a-z0-9]+$/.test(suffix)) throw new StatusError(4031, `${name}: a window's name is letters and digits (Double-Click-<type>: seconds)`);
     windows[suffix] = seconds(name, Array.isArray(value) ? value[0] : value);
   }
   const mixedRaw = get('mixed');

@@ -32,7 +32,7 @@ export class UploadMeter {
 
   add(bytes: number): void {
     this.received += bytes;
-    if (this.maxBytes > 0 && this.received > this.maxBytes) throw new StatusError(4034, `the upload is larger than ${this.maxBytes} bytes`);
+    if (this.maxBytes > 0 && this.received > this.maxBytes) throw new StatusError(4034, `more than ${this.maxBytes} bytes (MAX_UPLOAD_BYTES)`);
   }
 
   /** Counts what a piped stream gives out, failing `onOver` past the limit. */
@@ -85,7 +85,7 @@ async function* decompressed(stream: Readable, compression: 'gzip' | 'deflate' |
 /** zlib's errors are the client's (4002); others pass as they are. */
 function inflateError(err: Error, compression: 'gzip' | 'deflate', what: string): Error {
   const code = (err as NodeJS.ErrnoException).code;
-  return typeof code === 'string' && code.startsWith('Z_') ? new StatusError(4002, `${what} is not valid ${compression} data (${err.message})`) : err;
+  return typeof code === 'string' && code.startsWith('Z_') ? new StatusError(4002, `${what}, read as ${compression}: ${err.message}`) : err;
 }
 
 /**
@@ -131,7 +131,7 @@ async function* multipartInputs(req: IncomingMessage, contentEncoding: 'gzip' | 
   let reading: Readable | undefined;
   bb.on('file', (_field, stream, info) => {
     // Busboy also reports a broken body on the file's stream: never leave that unheard.
-    stream.on('error', (err) => { failure ??= new StatusError(4007, `malformed multipart body: ${err.message}`); signal(); });
+    stream.on('error', (err) => { failure ??= new StatusError(4007, err.message); signal(); });
     parts.push({ name: info.filename ?? 'N/A', stream, mime: info.mimeType });
     signal();
   });
@@ -142,7 +142,7 @@ async function* multipartInputs(req: IncomingMessage, contentEncoding: 'gzip' | 
     reading?.destroy(failure);
     signal();
   };
-  bb.on('error', (err) => fail(new StatusError(4007, `malformed multipart body: ${(err as Error).message}`)));
+  bb.on('error', (err) => fail(new StatusError(4007, (err as Error).message)));
   // as for a compressed body: a request cut off before its end must fail the job, not stall it
   const stopWatching = streamEnded(req, { writable: false }, (err) => { if (err) fail(err); });
   const stopMetering = meter.watch(req, fail);

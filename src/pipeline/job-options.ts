@@ -32,7 +32,7 @@ function readGeoip(value: string | undefined): string[] {
   if (v === 'all') return [...GEOIP_FIELDS];
   const fields = v.split(',').map((f) => f.trim()).filter(Boolean);
   const bad = fields.find((f) => !(GEOIP_FIELDS as readonly string[]).includes(f));
-  if (bad !== undefined) throw new StatusError(4019, `Geoip: unknown field ${JSON.stringify(bad)} (known: none, all, ${GEOIP_FIELDS.join(', ')})`);
+  if (bad !== undefined) throw new StatusError(4019, `${JSON.stringify(bad)} (known: none, all, ${GEOIP_FIELDS.join(', ')})`);
   return fields;
 }
 
@@ -143,7 +143,7 @@ function readFormat(headers: RequestHeaders): { format?: CompiledFormat; ignored
 
 function readCharset(value: string | undefined, code: 4015 | 4016, name: string): string {
   const charset = (value ?? 'utf-8').trim() || 'utf-8';
-  if (!iconv.encodingExists(charset)) throw new StatusError(code, `${name}: unknown charset ${JSON.stringify(charset)}`);
+  if (!iconv.encodingExists(charset)) throw new StatusError(code, `${name}: ${JSON.stringify(charset)} (known charsets: utf-8, iso-8859-1, windows-1252…)`);
   return charset;
 }
 
@@ -176,10 +176,10 @@ function readRejectFiles(value: string | undefined): Set<RejectCategory> {
   for (const item of v.split(',').map((s) => s.trim()).filter(Boolean)) {
     const name = item;
     if (name === 'all' || name === 'none') {
-      throw new StatusError(4029, `Reject-Files: ${name} stands alone; list categories without it (${REJECT_CATEGORIES.join(', ')})`);
+      throw new StatusError(4029, `${name} stands alone; list categories without it (${REJECT_CATEGORIES.join(', ')})`);
     }
     if (!isRejectCategory(name)) {
-      throw new StatusError(4029, `Reject-Files: unknown category ${JSON.stringify(item)} (known: all, none, ${REJECT_CATEGORIES.join(', ')})`);
+      throw new StatusError(4029, `${JSON.stringify(item)} (known: all, none, ${REJECT_CATEGORIES.join(', ')})`);
     }
     set.add(name);
   }
@@ -191,7 +191,7 @@ function readTraceLevel(value: string | undefined): TraceLevel {
   if (!v) return 'info';
   if (v === 'silly') return 'debug';
   if (!(TRACE_LEVELS as readonly string[]).includes(v)) {
-    throw new StatusError(4030, `Traces-Level: ${JSON.stringify(value)} (known: ${TRACE_LEVELS.join(', ')}, and silly as debug)`);
+    throw new StatusError(4030, `${JSON.stringify(value)} (known: ${TRACE_LEVELS.join(', ')}, and silly as debug)`);
   }
   return v as TraceLevel;
 }
@@ -282,6 +282,17 @@ function readChain(
 }
 
 /**
+ * The result's format and encoding as a job's headers ask for them: also read back from a job row's
+ * recorded headers, to end the result file of a job cut off by a crash as the job would have.
+ */
+export function readOutputSettings(headers: RequestHeaders): { output: OutputFormat; responseEncoding: ResponseEncoding } {
+  return {
+    output: negotiateOutput(header(headers, 'accept'), flag(header(headers, 'clean-only'), false)),
+    responseEncoding: parseResponseEncoding(header(headers, 'response-charset'), header(headers, 'response-encoding')),
+  };
+}
+
+/**
  * Reads and checks a job's headers. Throws StatusError (with a message saying what to fix)
  * for the first bad header: nothing has been read or written yet at that point.
  */
@@ -305,10 +316,10 @@ export function readJobOptions(headers: RequestHeaders, ctx: OptionsContext): Jo
   const algorithm = header(headers, 'crypting-algorithm')?.trim() || 'sha1';
   const crypter = createCrypter({ fields: header(headers, 'crypted-fields'), salt, algorithm });
   const forceParser = header(headers, 'force-parser')?.trim() || undefined;
-  if (forceParser && !ctx.platforms.has(forceParser)) throw new StatusError(4033, `Force-Parser: no platform named ${JSON.stringify(forceParser)}`);
+  if (forceParser && !ctx.platforms.has(forceParser)) throw new StatusError(4033, `Force-Parser: ${JSON.stringify(forceParser)} (see /info/platforms)`);
   const filterPlatforms = list(header(headers, 'filter-platforms'));
   const unknownFilter = filterPlatforms?.find((p) => !ctx.platforms.has(p));
-  if (unknownFilter) throw new StatusError(4033, `Filter-Platforms: no platform named ${JSON.stringify(unknownFilter)}`);
+  if (unknownFilter) throw new StatusError(4033, `Filter-Platforms: ${JSON.stringify(unknownFilter)} (see /info/platforms)`);
   const seen = recordedHeaders(headers);
   const extract = readExtract(header(headers, 'extract'));
   const chain = readChain(headers, ctx, geoip, extract, seen, format?.fieldNames ?? []);

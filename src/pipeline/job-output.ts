@@ -213,8 +213,9 @@ export class DeniedFile {
   private readonly stream: WriteStream;
   private readonly framed: FramedSink;
 
-  constructor(path: string, frame: () => Frame, encoding: ResponseEncoding) {
-    this.stream = createWriteStream(path);
+  /** `flags: 'a'` appends (the error line that ends a crashed job's result file) */
+  constructor(path: string, frame: () => Frame, encoding: ResponseEncoding, flags: 'w' | 'a' = 'w') {
+    this.stream = createWriteStream(path, { flags });
     const sink = isPlain(encoding) ? this.stream : createEncoder(encoding);
     if (sink !== this.stream) sink.pipe(this.stream);
     this.framed = new FramedSink(frame, sink);

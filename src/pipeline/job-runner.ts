@@ -424,7 +424,7 @@ export class Job {
       }, ms);
     } catch (err) {
       if (!(err instanceof CallTimeout)) throw err;
-      throw new StatusError(4038, `matching one line against the log format took more than ${ms} ms; a custom regular expression of the format may backtrack catastrophically (line ${this.linesRead + 1})`);
+      throw new StatusError(4038, `line ${this.linesRead + 1} took more than ${ms} ms to match against the log format: its custom expressions may backtrack catastrophically`);
     }
   }
 

@@ -1,3 +1,4 @@
+import { appendFile } from 'node:fs/promises';
 import { pino, type DestinationStream, type Logger } from 'pino';
 import type { TraceLevel } from './job-options.js';
 
@@ -56,6 +57,15 @@ export function createJobTraces(file: string, level: TraceLevel): { traces: JobT
       destination.end();
     }));
   return { traces, close };
+}
+
+/**
+ * Adds lines to the traces of a job that is no longer running (its process died), in the same
+ * form as its own. Error and warn lines: every Traces-Level keeps those.
+ */
+export async function appendTraces(file: string, lines: ReadonlyArray<{ level: 'error' | 'warn'; msg: string }>): Promise<void> {
+  const time = new Date().toISOString();
+  await appendFile(file, lines.map(({ level, msg }) => traceLine(JSON.stringify({ time, level, msg }))).join(''));
 }
 
 /** A logger that writes nothing (jobs refused before their folder exists). */

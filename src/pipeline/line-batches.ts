@@ -50,7 +50,7 @@ function waitStep<T>(next: Promise<T>, timeoutMs: number, signal: AbortSignal | 
 }
 
 function lineTooLong(max: number): StatusError {
-  return new StatusError(4022, `a line is longer than ${max} bytes without a line break: the input is not a log, or a line is absurdly long`);
+  return new StatusError(4022, `none in ${max} bytes of a line (MAX_LINE_BYTES): the input is not a log, or a line is absurdly long`);
 }
 
 /**

@@ -51,8 +51,8 @@ export function resolveMiddlewares(header: string | undefined, defaults: readonl
     }
     const names = part.split(',').map((n) => n.trim().toLowerCase()).filter(Boolean);
     for (const name of names) {
-      if (!NAME.test(name)) throw new StatusError(4024, `ezPAARSE-Middlewares: ${JSON.stringify(name)} is not a middleware name (letters, digits, - and _)`);
-      if (!known(name)) throw new StatusError(4025, `ezPAARSE-Middlewares: no middleware named ${JSON.stringify(name)}`);
+      if (!NAME.test(name)) throw new StatusError(4024, `ezPAARSE-Middlewares: ${JSON.stringify(name)} (letters, digits, - and _ only)`);
+      if (!known(name)) throw new StatusError(4025, `ezPAARSE-Middlewares: ${JSON.stringify(name)} (see /info/middlewares)`);
     }
     if (directive.kind === 'only') {
       chain = [...new Set(names)];

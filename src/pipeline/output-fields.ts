@@ -49,13 +49,13 @@ export function parseOutputFields(header: string | undefined): OutputFieldsSpec 
   const items = header.split(',');
   for (let i = 0; i < items.length; i++) {
     const item = items[i].trim();
-    if (item === '') throw new StatusError(4012, `item ${i + 1} of "${header}" is empty`);
+    if (item === '') throw new StatusError(4012, `item ${i + 1} of "${header}"`);
     const op = item[0];
     if (op !== '+' && op !== '-') {
-      throw new StatusError(4013, `"${item}" (write +${item} to add it or -${item} to remove it)`);
+      throw new StatusError(4013, `"${item}"`);
     }
     const name = item.slice(1).trim();
-    if (name === '') throw new StatusError(4012, `"${item}" names no field`);
+    if (name === '') throw new StatusError(4012, `"${item}" (item ${i + 1} of "${header}")`);
     (op === '+' ? spec.add : spec.remove).push(name);
   }
   return spec;

@@ -1,14 +1,23 @@
 import fp from 'fastify-plugin';
 import { join } from 'node:path';
 import { openDatabase, type Db } from '../db/database.js';
-import { JobStore } from '../db/jobs.js';
-import { markReportInterrupted } from '../pipeline/job-report.js';
-import { REPORT_FILE } from '../pipeline/job-files.js';
+import { JobStore, type JobRow } from '../db/jobs.js';
+import { endInterruptedJob } from '../pipeline/interrupted-job.js';
 
 declare module 'fastify' {
   interface FastifyInstance {
     db: Db;
     jobStore: JobStore;
+  }
+}
+
+/** The headers a job row recorded (its output settings among them); none when unreadable. */
+function recordedHeaders(row: JobRow | undefined): Record<string, string> {
+  try {
+    const headers: unknown = JSON.parse(row?.request_headers ?? '{}');
+    return headers !== null && typeof headers === 'object' ? (headers as Record<string, string>) : {};
+  } catch {
+    return {};
   }
 }
 
@@ -19,8 +28,8 @@ export default fp(async (app) => {
   const interrupted = jobStore.markInterrupted();
   if (interrupted.length > 0) {
     app.log.warn({ interrupted: interrupted.length }, 'jobs left running by the previous process marked interrupted');
-    // Their report files still say "running": they say how the job ended too.
-    await Promise.all(interrupted.map((id) => markReportInterrupted(join(app.config.varDir, 'jobs', id, REPORT_FILE))));
+    // Their report, result and traces files still look as if the job ran on: they say how it ended too.
+    await Promise.all(interrupted.map((id) => endInterruptedJob(join(app.config.varDir, 'jobs', id), recordedHeaders(jobStore.get(id)))));
   }
   app.decorate('db', db);
   app.decorate('jobStore', jobStore);

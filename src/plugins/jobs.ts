@@ -42,6 +42,6 @@ export default fp(async (app) => {
   app.decorate('runningJobs', running);
   // preClose runs before every onClose hook: jobs end while the pool and the database are open.
   app.addHook('preClose', async () => {
-    await running.abortAll(new StatusError(5003, 'the service is shutting down'));
+    await running.abortAll(new StatusError(5003, 'send the job again once it is back up'));
   });
 }, { name: 'jobs', dependencies: ['platforms', 'database'] });

@@ -110,7 +110,7 @@ async function jobExists(app: FastifyInstance, id: string): Promise<boolean> {
 async function effectiveHeaders(app: FastifyInstance, request: FastifyRequest): Promise<{ headers: RequestHeaders; setting?: string }> {
   const id = header(request.headers, 'ezpaarse-predefined-settings')?.trim() || undefined;
   const setting = id === undefined ? undefined : await app.predefinedSettings.get(id);
-  if (id !== undefined && !setting) throw new StatusError(4026, `no predefined setting named ${JSON.stringify(id)} (see /info/predefined-settings)`);
+  if (id !== undefined && !setting) throw new StatusError(4026, `ezPAARSE-Predefined-Settings: ${JSON.stringify(id)} (see /info/predefined-settings)`);
   return { headers: mergeJobHeaders(request.headers, setting?.headers, app.config.defaultJobHeaders), setting: id };
 }
 
@@ -131,7 +131,7 @@ async function handleJobRequest(app: FastifyInstance, request: FastifyRequest, r
     reply.raw.end(body);
     return;
   }
-  if (mode.deferred && (await jobExists(app, mode.id))) return refuse(new StatusError(4023, `job ${mode.id} exists`));
+  if (mode.deferred && (await jobExists(app, mode.id))) return refuse(new StatusError(4023, `${mode.id}: choose another one`));
   let options: JobOptions;
   let setting: string | undefined;
   try {
@@ -146,7 +146,7 @@ async function handleJobRequest(app: FastifyInstance, request: FastifyRequest, r
     return refuse(isStatusError(err) ? err : new StatusError(5000, (err as Error).message));
   }
   const limit = app.config.limits.maxConcurrentJobs;
-  if (limit > 0 && app.runningJobs.size >= limit) return refuse(new StatusError(5004, `${limit} ${limit === 1 ? 'job is' : 'jobs are'} running, the most MAX_CONCURRENT_JOBS allows`), { 'Retry-After': '30' });
+  if (limit > 0 && app.runningJobs.size >= limit) return refuse(new StatusError(5004, `MAX_CONCURRENT_JOBS allows ${limit}`), { 'Retry-After': '30' });
   reply.hijack();
   await runJob(app, request, reply.raw, options, lease, mode, setting);
 }
@@ -181,7 +181,7 @@ async function runJob(app: FastifyInstance, request: FastifyRequest, res: Server
   const headers = jobHeaders(id, job.urls, app.appVersion);
   if (mode.deferred && !(await claimFolder(job.dir))) {
     discardRest(request);
-    sendStatusError(res, new StatusError(4023, `job ${id} exists`), { 'ezPAARSE-Version': app.appVersion });
+    sendStatusError(res, new StatusError(4023, `${id}: choose another one`), { 'ezPAARSE-Version': app.appVersion });
     return;
   }
   let output: JobOutput;
@@ -224,7 +224,7 @@ async function runJob(app: FastifyInstance, request: FastifyRequest, res: Server
       unsent = unsentBytes(res) ?? Infinity;
       const verdict = idleVerdict({ waitingForInput: job.waitingForInput, waitingForOutput: job.waitingForOutput, answerMoved: unsent < before });
       if (verdict === 'upload') job.abort(new StatusError(4037, `nothing received for ${idle / 1000} s`));
-      else if (verdict === 'answer') job.abort(new StatusError(4040, `nothing of the answer was taken for ${idle / 1000} s`));
+      else if (verdict === 'answer') job.abort(new StatusError(4040, `nothing taken for ${idle / 1000} s`));
       else res.socket?.setTimeout(idle);
     });
   }

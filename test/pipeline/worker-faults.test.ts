@@ -73,7 +73,7 @@ t.test('a faulty worker fails its job only; the pool replaces it; a sound job go
       ['throw.example.org', '/article/1', 5002, /threw: fault-throw/],
       ['exit.example.org', '/article/1', 5002, /ended \(worker exited with code: 3\)/],
       ['oom.example.org', '/article/1', 5002, /out of memory/],
-      ['slow.example.org', '/' + 'a'.repeat(40), 4038, /took more than 3 s/],
+      ['slow.example.org', '/' + 'a'.repeat(40), 4038, /: more than 3 s in a parsing worker \(BATCH_TIMEOUT_MS\)/],
     ] as const) {
       // Sound lines first, so that the fault usually comes after events were sent (the streamed error form).
       const faulty = soundLog(3000) + line(host, path, 1) + soundLog(10);

@@ -88,3 +88,47 @@ t.test('a failed job traces its error and reports its status', async (t) => {
   t.equal(r.rejets['nb-lines-unknown-formats'], 3);
   t.notMatch(traces, /accounted for/, 'every line read is accounted for');
 });
+
+/** Runs of two words of `a` (its letters, digits and hyphens, lower-cased) that `b` holds too. */
+function sharedWordPairs(a: string, b: string): string[] {
+  const words = (s: string) => s.toLowerCase().match(/[a-z0-9][a-z0-9-]*/g) ?? [];
+  const pairs = (w: string[]) => w.slice(1).map((x, i) => `${w[i]} ${x}`);
+  const inB = new Set(pairs(words(b)));
+  return pairs(words(a)).filter((p) => inB.has(p));
+}
+
+t.test('a refused header\'s message says the problem once, then what to fix', async (t) => {
+  const { STATUS_CODES } = await import('../../src/status-codes.js');
+  const cases: Array<[headers: Record<string, string>, code: keyof typeof STATUS_CODES, detail: string]> = [
+    [{ 'Reject-Files': 'foo' }, 4029, '"foo" (known: all, none, unknown-formats, '],
+    [{ 'Reject-Files': 'all,unknown-formats' }, 4029, 'all stands alone; list categories without it'],
+    [{ 'Traces-Level': 'x' }, 4030, '"x" (known: error, warn, '],
+    [{ Geoip: 'foo' }, 4019, '"foo" (known: none, all, geoip-country'],
+    [{ 'Response-Charset': 'nope' }, 4016, 'Response-Charset: "nope" (known charsets: '],
+    [{ 'Request-Charset': 'nope' }, 4015, 'Request-Charset: "nope" (known charsets: '],
+    [{ 'Output-Fields': 'a' }, 4013, '"a"'],
+    [{ 'Output-Fields': '+a,,b' }, 4012, 'item 2 of "+a,,b"'],
+    [{ 'Output-Fields': '+' }, 4012, '"+" (item 1 of "+")'],
+    [{ 'Crypting-Algorithm': 'nope' }, 4004, 'Crypting-Algorithm: "nope" (known: sha1'],
+    [{ 'ezPAARSE-Middlewares': 'x!' }, 4024, 'ezPAARSE-Middlewares: "x!" (letters, digits, - and _ only)'],
+    [{ 'ezPAARSE-Middlewares': 'nosuch' }, 4025, 'ezPAARSE-Middlewares: "nosuch" (see /info/middlewares)'],
+    [{ 'ezPAARSE-Predefined-Settings': 'nosuch' }, 4026, 'ezPAARSE-Predefined-Settings: "nosuch" (see /info/predefined-settings)'],
+    [{ 'Force-Parser': 'nosuch' }, 4033, 'Force-Parser: "nosuch" (see /info/platforms)'],
+    [{ 'Double-Click-x_y': '3' }, 4031, 'double-click-x_y: a window\'s name is letters and digits'],
+    [{ 'Date-Format': 'Q' }, 4028, 'Date-Format: "Q" needs a year, a month and a day'],
+    [{ 'Date-Format': 'YYYY-MM-DD MM' }, 4028, 'Date-Format: gives the month twice (MM)'],
+  ];
+  for (const [headers, code, detail] of cases) {
+    const what = JSON.stringify(headers);
+    const res = await fetch(app.url, { method: 'POST', body: `${GOOD}\n`, headers: { 'Log-Format-ezproxy': '%h %l %u %t "%r" %s %b', ...headers } });
+    const body = (await res.json()) as { code: number; message: string };
+    const table = STATUS_CODES[code].message;
+    t.equal(body.code, code, `${what}: ${code}`);
+    t.ok(body.message.startsWith(`${table}: ${detail}`), `${what}: ${body.message}`);
+    t.equal(res.headers.get('service-status-message'), body.message.replace(/…/g, '...'), `${what}: the header says the same`);
+    const rest = body.message.slice(table.length + 2);
+    t.same(sharedWordPairs(table, rest), [], `${what}: the detail does not repeat the code's message`);
+    const name = Object.keys(headers)[0].toLowerCase();
+    t.equal(body.message.toLowerCase().split(`${name}:`).length - 1 <= 1, true, `${what}: the header is named once`);
+  }
+});

@@ -83,7 +83,7 @@ t.test('multipart with a Content-Encoding: the whole body decompressed, then its
   const plain = await post(url, form.body, { ...FORMAT, 'Content-Type': form.type, 'Content-Encoding': 'gzip' });
   t.equal(plain.status, 400, 'said gzip, sent plain');
   t.equal(plain.json<{ code: number }>().code, 4002);
-  t.match(plain.headers['service-status-message'], /request body is not valid gzip/);
+  t.match(plain.headers['service-status-message'], /the request body, read as gzip: /);
   const cut = await post(url, gzipSync(form.body).subarray(0, 40), { ...FORMAT, 'Content-Type': form.type, 'Content-Encoding': 'gzip' });
   t.equal(cut.status, 400, 'a truncated gzip body');
   t.equal(cut.json<{ code: number }>().code, 4002);

@@ -51,7 +51,7 @@ export function createCrypter(header: { fields?: string; salt?: string; algorith
   try {
     createHmac(algorithm, key).update('').digest();
   } catch {
-    throw new StatusError(4004, `Crypting-Algorithm: "${algorithm}" is not a digest this service can use`);
+    throw new StatusError(4004, `Crypting-Algorithm: "${algorithm}" (known: sha1, sha256, sha512, md5…)`);
   }
 
   const cache = new Map<string, string>();

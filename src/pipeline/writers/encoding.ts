@@ -38,7 +38,7 @@ export function parseResponseEncoding(
   let charset = charsetHeader?.trim() || 'utf-8';
   if (isUtf8(charset)) charset = 'utf-8';
   else if (!iconv.encodingExists(charset) || NOT_CHARSETS.has(canonical(charset))) {
-    throw new StatusError(4016, `Response-Charset: "${charset}" is not a known charset`);
+    throw new StatusError(4016, `Response-Charset: "${charset}" (known charsets: utf-8, iso-8859-1, windows-1252…)`);
   }
 
   const wanted = encodingHeader?.trim();

@@ -1,7 +1,7 @@
 import t from 'tap';
 import { spawn, type ChildProcess } from 'node:child_process';
 import { randomUUID } from 'node:crypto';
-import { mkdtemp, rm } from 'node:fs/promises';
+import { mkdtemp, readdir, rm, stat } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { request } from 'node:http';
@@ -10,6 +10,7 @@ import { connect } from 'node:net';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { openDatabase } from '../src/db/database.js';
 import { JobStore } from '../src/db/jobs.js';
+import { RESULT_FILE } from '../src/pipeline/job-files.js';
 import { PROJECT_ROOT } from '../src/paths.js';
 import { readFile } from 'node:fs/promises';
 import { ADMIN, basic } from './helpers/accounts.js';
@@ -129,7 +130,13 @@ t.test('kill -9 during a job: after a restart the database is intact, the job is
   const put = request(`${first.url}/${deferredId}`, { method: 'PUT', headers: { 'Transfer-Encoding': 'chunked', 'Log-Format-ezproxy': '%h %l %u %t "%r" %s %b', 'Double-Click-Removal': 'false' } });
   put.on('error', () => undefined);
   for (let i = 0; i < 200; i++) put.write(LINE(i));
-  await sleep(300);
+  // killed once its result file holds events (a busy machine takes its time)
+  const resultBytes = async () => {
+    const dir = join(varDir, 'jobs', deferredId);
+    const name = (await readdir(dir).catch(() => [] as string[])).find((n) => RESULT_FILE.test(n));
+    return name ? (await stat(join(dir, name))).size : 0;
+  };
+  for (let waited = 0; waited < 15_000 && (await resultBytes()) === 0; waited += 50) await sleep(50);
   first.child.kill('SIGKILL');
   await once(first.child, 'exit');
   req.destroy();

@@ -163,8 +163,10 @@ t.test('a job stopped by the shutdown says how many events its double-click wind
     line('10.0.0.1', 'ALICE', '00:01:00', sdPdf('S0012160612004174')),
     line('10.0.0.2', 'BOB', '00:01:05', sdArticle('S0012160612000001')),
   ].join('\n') + '\n', { 'Log-Format-ezproxy': '%h %l %u %t "%r" %s %b', 'Double-Click-Removal': 'true' });
-  await new Promise((resolve) => setTimeout(resolve, 1000));
-  const [{ id }] = app.app.runningJobs.list();
+  // stopped once both lines are parsed and held (a busy machine takes its time)
+  const parsed = () => app.app.runningJobs.list().find((j) => j.progress().linesRead >= 2);
+  for (let waited = 0; waited < 15_000 && !parsed(); waited += 50) await new Promise((resolve) => setTimeout(resolve, 50));
+  const { id } = parsed()!;
   await app.app.close();
   const res = await job.response.catch(() => undefined);
   await res?.text().catch(() => undefined);

@@ -155,3 +155,35 @@ t.test('kill -9 during a job: after a restart the database is intact, the job is
   again.child.kill('SIGTERM');
   await once(again.child, 'exit');
 });
+
+/** Runs `src/server.ts` expecting it to refuse to start: its exit code and output. */
+async function failedStart(env: Record<string, string>): Promise<{ code: number | null; output: string }> {
+  const child = spawn(process.execPath, ['--import=tsx', join(PROJECT_ROOT, 'src', 'server.ts')], {
+    env: { ...process.env, PORT: '0', HOST: '127.0.0.1', GEOIP_CACHE_DIR: SHARED_GEOIP_CACHE, POOL_THREADS: '1', LOG_LEVEL: 'info', ...env },
+    stdio: ['ignore', 'pipe', 'pipe'],
+  });
+  let output = '';
+  child.stdout!.on('data', (c: Buffer) => { output += c.toString(); });
+  child.stderr!.on('data', (c: Buffer) => { output += c.toString(); });
+  const timer = setTimeout(() => child.kill('SIGKILL'), 60_000);
+  const [code] = (await once(child, 'exit')) as [number | null];
+  clearTimeout(timer);
+  return { code, output };
+}
+
+t.test('a configuration mistake stops the start: exit code 1, one line naming the setting, no stack', async (t) => {
+  const varDir = await mkdtemp(join(tmpdir(), 'logsift-start-'));
+  t.teardown(() => rm(varDir, { recursive: true, force: true }));
+  // a zone every job would fail on (5002), a setting every job would hang on
+  for (const [env, said] of [
+    [{ DEFAULT_TIME_ZONE: 'Mars/Olympus' }, /DEFAULT_TIME_ZONE: unknown time zone "Mars\/Olympus"/],
+    [{ BATCHES_IN_FLIGHT: '0' }, /BATCHES_IN_FLIGHT must be a whole number from 1 to 1024, got "0"/],
+  ] as const) {
+    const { code, output } = await failedStart({ VAR_DIR: varDir, ...env });
+    t.equal(code, 1, `${Object.keys(env)[0]}: exit code 1`);
+    const lines = output.trim().split('\n');
+    t.equal(lines.length, 1, 'one line');
+    t.match(JSON.parse(lines[0]) as object, { level: 60, msg: said });
+    t.notMatch(output, /\n\s+at /, 'no stack');
+  }
+});

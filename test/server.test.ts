@@ -1,6 +1,6 @@
 import t from 'tap';
 import { spawn, type ChildProcess } from 'node:child_process';
-import { mkdtemp, rm } from 'node:fs/promises';
+import { mkdir, mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { request } from 'node:http';
@@ -10,7 +10,7 @@ import { setTimeout as sleep } from 'node:timers/promises';
 import { openDatabase } from '../src/db/database.js';
 import { JobStore } from '../src/db/jobs.js';
 import { PROJECT_ROOT } from '../src/paths.js';
-import { readFile } from 'node:fs/promises';
+import { readFile, writeFile } from 'node:fs/promises';
 import { ADMIN, basic } from './helpers/accounts.js';
 import { SHARED_GEOIP_CACHE } from './helpers/geoip-cache.js';
 
@@ -186,4 +186,58 @@ t.test('a configuration mistake stops the start: exit code 1, one line naming th
     t.match(JSON.parse(lines[0]) as object, { level: 60, msg: said });
     t.notMatch(output, /\n\s+at /, 'no stack');
   }
+});
+
+t.test('a VAR_DIR whose database cannot be opened: a start error naming VAR_DIR and the file', async (t) => {
+  const varDir = await mkdtemp(join(tmpdir(), 'logsift-start-'));
+  t.teardown(() => rm(varDir, { recursive: true, force: true }));
+  // (the tests run as root, for whom no permission is missing: the database's name is taken by a folder)
+  await mkdir(join(varDir, 'logsift.sqlite'));
+  const { code, output } = await failedStart({ VAR_DIR: varDir });
+  t.equal(code, 1);
+  t.equal(output.trim().split('\n').length, 1, 'one line');
+  t.match(output, `cannot start: VAR_DIR: cannot open the database ${join(varDir, 'logsift.sqlite')}`);
+  t.notMatch(output, /SqliteError|\n\s+at /, 'no stack');
+  await writeFile(join(varDir, 'file'), '');
+  const made = await failedStart({ VAR_DIR: join(varDir, 'file', 'var') });
+  t.equal(made.code, 1, 'nor one that cannot be made');
+  t.match(made.output, `cannot start: VAR_DIR: cannot create the folder ${join(varDir, 'file', 'var')} (ENOTDIR)`);
+});
+
+t.test('one service per VAR_DIR: a second refuses to start and leaves the first\'s jobs alone; a lock left by kill -9 does not stop a restart', { timeout: 90_000 }, async (t) => {
+  const varDir = await mkdtemp(join(tmpdir(), 'logsift-lock-'));
+  t.teardown(() => rm(varDir, { recursive: true, force: true }));
+  const first = await startServer(varDir, { FLUSH_AFTER_MS: '20' });
+  t.teardown(() => { if (first.child.exitCode === null) first.child.kill('SIGKILL'); });
+
+  // a running job of the first service
+  const req = request(first.url, { method: 'POST', headers: { 'Transfer-Encoding': 'chunked', 'Log-Format-ezproxy': '%h %l %u %t "%r" %s %b', 'Double-Click-Removal': 'false', TE: 'trailers' } });
+  req.on('error', () => undefined);
+  req.write(LINE(1));
+  const [res] = (await once(req, 'response')) as [import('node:http').IncomingMessage];
+  res.on('error', () => undefined);
+  res.resume();
+  const id = res.headers['job-id'] as string;
+
+  const second = await failedStart({ VAR_DIR: varDir });
+  t.equal(second.code, 1, 'the second service exits with code 1');
+  t.match(second.output, `VAR_DIR ${varDir} is used by another logsift process (pid ${first.child.pid})`);
+  t.match(second.output, /stop that service, or give this one its own VAR_DIR/);
+  t.notMatch(second.output, /marked interrupted/);
+  const db = openDatabase(join(varDir, 'logsift.sqlite'));
+  t.equal(new JobStore(db).get(id)?.state, 'running', 'the first service\'s job still runs');
+  db.close();
+  req.end(LINE(2));
+  await once(res, 'end');
+  t.equal(res.trailers['job-done'], 'true', 'and ends well');
+
+  first.child.kill('SIGKILL');
+  await once(first.child, 'exit');
+  t.equal(await readFile(join(varDir, 'logsift.lock'), 'utf8'), String(first.child.pid), 'kill -9 leaves its lock');
+  const again = await startServer(varDir);
+  t.teardown(() => { if (again.child.exitCode === null) again.child.kill('SIGKILL'); });
+  t.equal(await readFile(join(varDir, 'logsift.lock'), 'utf8'), String(again.child.pid), 'a restart takes it over');
+  again.child.kill('SIGTERM');
+  await once(again.child, 'exit');
+  await t.rejects(readFile(join(varDir, 'logsift.lock')), { code: 'ENOENT' }, 'a clean stop removes it');
 });

@@ -84,6 +84,13 @@ t.test('PUBLIC_BASE_URL, TRUST_PROXY, LOG_LEVEL: only what they can use', async 
   t.equal(readConfig({ LOG_LEVEL: 'warn' }).logLevel, 'warn');
 });
 
+t.test('docker compose publishes the port on the loopback interface only', async (t) => {
+  // the image listens on 0.0.0.0; until the founder account exists the service must not be on the network
+  const compose = readFileSync(join(PROJECT_ROOT, 'docker-compose.yml'), 'utf8');
+  const ports = [...compose.matchAll(/^\s*-\s*"([^"]+:\d+)"\s*$/gm)].map((m) => m[1]);
+  t.same(ports, ['127.0.0.1:59599:59599']);
+});
+
 t.test('the Docker image runs node with the heap flags of the start script', async (t) => {
   const pkg = JSON.parse(readFileSync(join(PROJECT_ROOT, 'package.json'), 'utf8')) as { scripts: Record<string, string> };
   const startFlags = pkg.scripts.start.split(/\s+/).filter((a) => a.startsWith('--'));

@@ -1,6 +1,7 @@
 import Fastify, { type FastifyInstance, type FastifyRequest } from 'fastify';
 import type { Config } from './config.js';
 import { APP_VERSION } from './version.js';
+import { schemaErrorFormatter } from './http-errors.js';
 import { PROJECT_ROOT } from './paths.js';
 import { readBuildInfo, type BuildInfo } from './build-info.js';
 import databasePlugin from './plugins/database.js';
@@ -68,6 +69,8 @@ export async function buildApp(config: Config, logger: boolean | object = { leve
     bodyLimit: 1024 * 1024,
     // Fastify's default ('array') also takes ["x"] for "x": a field is a string or is refused.
     ajv: { customOptions: { coerceTypes: true } },
+    // Schema failures name the values a field accepts (Ajv lists "must be equal to constant").
+    schemaErrorFormatter,
     // Loading the platforms and resources takes seconds, more on a first start (the slim copy of
     // the geolocation file is made then): Fastify's 10 s per plugin would refuse a slow machine.
     pluginTimeout: 120_000,

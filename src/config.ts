@@ -1,7 +1,11 @@
+import { statSync } from 'node:fs';
 import { availableParallelism } from 'node:os';
 import { delimiter, isAbsolute, join, resolve } from 'node:path';
+import pino from 'pino';
 import { PROJECT_ROOT } from './paths.js';
+import { checkTimeZone } from './pipeline/dates.js';
 import { defaultGeoipFile } from './resources/geoip.js';
+import { StartError } from './start-error.js';
 
 /** Everything the service reads from its environment, read once at start and passed in. */
 export interface Config {
@@ -137,21 +141,102 @@ export type JobAuthPolicy = (typeof JOB_AUTH_POLICIES)[number];
 function oneOf<T extends string>(env: NodeJS.ProcessEnv, name: string, values: readonly T[], fallback: T): T {
   const raw = env[name];
   if (raw === undefined || raw === '') return fallback;
-  if (!(values as readonly string[]).includes(raw)) throw new Error(`${name} must be one of ${values.join(', ')}, got ${JSON.stringify(raw)}`);
+  if (!(values as readonly string[]).includes(raw)) throw new StartError(`${name} must be one of ${values.join(', ')}, got ${JSON.stringify(raw)}`);
   return raw as T;
 }
 
-function int(env: NodeJS.ProcessEnv, name: string, fallback: number): number {
-  const raw = env[name];
+/**
+ * The whole numbers a numeric setting accepts: `min` to `max`, and 0 as well when `zero` says
+ * what 0 means (off, no limit, V8's default) and `min` is above it.
+ */
+export interface IntRange {
+  readonly min: number;
+  readonly max?: number;
+  readonly zero?: string;
+}
+
+/** Node's timers take at most 2^31-1 ms: a longer delay fires after 1 ms, with a warning. */
+const TIMER_MAX_MS = 2 ** 31 - 1;
+const ms = (min: number, zero?: string): IntRange => ({ min, max: TIMER_MAX_MS, zero });
+
+export function inRange(n: number, range: IntRange): boolean {
+  if (!Number.isSafeInteger(n)) return false;
+  if (n === 0 && range.zero !== undefined) return true;
+  return n >= range.min && n <= (range.max ?? Number.MAX_SAFE_INTEGER);
+}
+
+/** What a refusal says is expected, e.g. `0 (no limit) or a whole number from 1 to 2147483647`. */
+export function describeRange(range: IntRange): string {
+  const span = range.max === undefined ? `a whole number of at least ${range.min}` : `a whole number from ${range.min} to ${range.max}`;
+  if (range.zero === undefined) return span;
+  return range.min <= 0 ? `${span} (0: ${range.zero})` : `0 (${range.zero}) or ${span}`;
+}
+
+function int(env: NodeJS.ProcessEnv, name: string, fallback: number, range: IntRange): number {
+  const raw = env[name]?.trim();
   if (raw === undefined || raw === '') return fallback;
-  const n = Number(raw);
-  if (!Number.isFinite(n) || n < 0) throw new Error(`${name} must be a non-negative number, got ${JSON.stringify(raw)}`);
+  // Digits only: Number() would take 1.5, 1e3, 0x10 and a sign.
+  const n = /^\d+$/.test(raw) ? Number(raw) : NaN;
+  if (!inRange(n, range)) throw new StartError(`${name} must be ${describeRange(range)}, got ${JSON.stringify(env[name])}`);
   return n;
 }
 
-/** A list of folders separated by the platform's path delimiter (`:`), each made absolute. */
+/**
+ * A folder setting must name folders that exist: a typo would otherwise silently turn off what
+ * they hold (the robot lists, the knowledge bases) or fail later with a raw ENOENT.
+ */
+function existingDir(name: string, path: string): string {
+  let isDir: boolean;
+  try {
+    isDir = statSync(path).isDirectory();
+  } catch (err) {
+    const code = (err as NodeJS.ErrnoException).code;
+    throw new StartError(`${name}: the folder ${path} ${code === 'ENOENT' ? 'does not exist' : `cannot be read (${code ?? String(err)})`}: create it or correct ${name}`);
+  }
+  if (!isDir) throw new StartError(`${name}: ${path} is not a folder: correct ${name}`);
+  return path;
+}
+
+/** A list of folders separated by the platform's path delimiter (`:`), each made absolute and checked. */
 function dirs(env: NodeJS.ProcessEnv, name: string): string[] {
-  return (env[name] ?? '').split(delimiter).map((d) => d.trim()).filter(Boolean).map((d) => (isAbsolute(d) ? d : resolve(d)));
+  return (env[name] ?? '').split(delimiter).map((d) => d.trim()).filter(Boolean)
+    .map((d) => existingDir(name, isAbsolute(d) ? d : resolve(d)));
+}
+
+/** PUBLIC_BASE_URL: an absolute http(s) URL, kept without its trailing slashes. */
+function baseUrl(env: NodeJS.ProcessEnv, name: string): string | undefined {
+  const raw = env[name]?.trim();
+  if (!raw) return undefined;
+  let url: URL | undefined;
+  try {
+    url = new URL(raw);
+  } catch {
+    url = undefined;
+  }
+  if (!url || (url.protocol !== 'http:' && url.protocol !== 'https:') || url.search || url.hash) {
+    throw new StartError(`${name} must be an absolute http:// or https:// URL without query or fragment (e.g. https://logsift.example.org), got ${JSON.stringify(env[name])}`);
+  }
+  return raw.replace(/\/+$/, '');
+}
+
+/** LOG_LEVEL: one of pino's levels. */
+function logLevel(env: NodeJS.ProcessEnv, name: string): string {
+  const raw = env[name]?.trim();
+  if (!raw) return 'info';
+  const levels = [...Object.keys(pino.levels.values), 'silent'];
+  if (!levels.includes(raw)) throw new StartError(`${name} must be one of ${levels.join(', ')}, got ${JSON.stringify(env[name])}`);
+  return raw;
+}
+
+/** DEFAULT_TIME_ZONE: checked by the date parser's own zone reader, so that jobs cannot fail on it. */
+function timeZone(env: NodeJS.ProcessEnv, name: string): string {
+  const raw = env[name] || 'local';
+  try {
+    checkTimeZone(raw);
+  } catch (err) {
+    throw new StartError(`${name}: ${(err as Error).message}`);
+  }
+  return raw;
 }
 
 /** GEOIP_DB: unset → the packaged City database, `country` → the packaged Country one, `none` → off, else a file. */
@@ -169,10 +254,15 @@ function middlewareList(raw: string | undefined): string[] | undefined {
   return list?.length ? list : undefined;
 }
 
+const TRUE_WORDS = ['true', '1', 'yes', 'on'];
+const FALSE_WORDS = ['false', '0', 'no', 'off'];
+
 function bool(env: NodeJS.ProcessEnv, name: string, fallback: boolean): boolean {
-  const raw = env[name];
+  const raw = env[name]?.trim().toLowerCase();
   if (raw === undefined || raw === '') return fallback;
-  return /^(1|true|yes|on)$/i.test(raw);
+  if (TRUE_WORDS.includes(raw)) return true;
+  if (FALSE_WORDS.includes(raw)) return false;
+  throw new StartError(`${name} must be ${TRUE_WORDS.join(', ')} or ${FALSE_WORDS.join(', ')}, got ${JSON.stringify(env[name])}`);
 }
 
 /** A JSON object of header names to string values (the headers applied to every job). */
@@ -183,21 +273,15 @@ function headerMap(env: NodeJS.ProcessEnv, name: string): Record<string, string>
   try {
     value = JSON.parse(raw);
   } catch {
-    throw new Error(`${name} must be a JSON object of header names and values, got ${JSON.stringify(raw)}`);
+    throw new StartError(`${name} must be a JSON object of header names and values, got ${JSON.stringify(raw)}`);
   }
-  if (typeof value !== 'object' || value === null || Array.isArray(value)) throw new Error(`${name} must be a JSON object of header names and values`);
+  if (typeof value !== 'object' || value === null || Array.isArray(value)) throw new StartError(`${name} must be a JSON object of header names and values`);
   const out: Record<string, string> = {};
   for (const [k, v] of Object.entries(value)) {
-    if (typeof v !== 'string') throw new Error(`${name}: the value of ${k} must be a string`);
+    if (typeof v !== 'string') throw new StartError(`${name}: the value of ${k} must be a string`);
     out[k] = v;
   }
   return Object.freeze(out);
-}
-
-function dirList(env: NodeJS.ProcessEnv, name: string): string[] {
-  const raw = env[name];
-  if (!raw) return [];
-  return raw.split(delimiter).map((d) => d.trim()).filter(Boolean).map((d) => (isAbsolute(d) ? d : resolve(d)));
 }
 
 function origin(env: NodeJS.ProcessEnv, prefix: string, defaultBranch?: string): PartOrigin {
@@ -216,7 +300,7 @@ function dir(env: NodeJS.ProcessEnv, name: string, fallback: string): string {
  */
 export function readConfig(env: NodeJS.ProcessEnv = process.env, overrides: Partial<Config> = {}): Config {
   const host = env.HOST || '127.0.0.1';
-  const port = int(env, 'PORT', 59599);
+  const port = int(env, 'PORT', 59599, { min: 0, max: 65535 });
   const varDir = dir(env, 'VAR_DIR', join(PROJECT_ROOT, 'var'));
   const reposDir = dir(env, 'REPOS_DIR', join(PROJECT_ROOT, 'repos'));
   const config: Config = {
@@ -225,40 +309,40 @@ export function readConfig(env: NodeJS.ProcessEnv = process.env, overrides: Part
     varDir,
     reposDir,
     platformsDir: dir(env, 'PLATFORMS_DIR', join(reposDir, 'platforms')),
-    extraPlatformsDirs: dirList(env, 'EXTRA_PLATFORMS_DIRS'),
+    extraPlatformsDirs: dirs(env, 'EXTRA_PLATFORMS_DIRS'),
     middlewaresDir: join(reposDir, 'middlewares'),
     resourcesDir: join(reposDir, 'resources'),
     publicDir: join(PROJECT_ROOT, 'public'),
-    publicBaseUrl: env.PUBLIC_BASE_URL ? env.PUBLIC_BASE_URL.replace(/\/+$/, '') : undefined,
+    publicBaseUrl: baseUrl(env, 'PUBLIC_BASE_URL'),
     trustProxy: bool(env, 'TRUST_PROXY', false),
-    logLevel: env.LOG_LEVEL || 'info',
+    logLevel: logLevel(env, 'LOG_LEVEL'),
     pool: {
-      threads: int(env, 'POOL_THREADS', Math.max(1, availableParallelism())),
-      batchBytes: int(env, 'BATCH_BYTES', 256 * 1024),
+      threads: int(env, 'POOL_THREADS', Math.max(1, availableParallelism()), { min: 1, max: 1024 }),
+      batchBytes: int(env, 'BATCH_BYTES', 256 * 1024, { min: 1 }),
       // about a hundred lines: on the 1M bench log the first event byte came 26 to 54 ms after the
       // request, 61 to 133 ms with a whole first batch
-      firstBatchBytes: int(env, 'FIRST_BATCH_BYTES', 16 * 1024),
-      inFlightPerJob: int(env, 'BATCHES_IN_FLIGHT', 4),
-      flushAfterMs: int(env, 'FLUSH_AFTER_MS', 100),
+      firstBatchBytes: int(env, 'FIRST_BATCH_BYTES', 16 * 1024, { min: 1, zero: 'the same as BATCH_BYTES' }),
+      inFlightPerJob: int(env, 'BATCHES_IN_FLIGHT', 4, { min: 1, max: 1024 }),
+      flushAfterMs: int(env, 'FLUSH_AFTER_MS', 100, ms(1, 'off')),
       // A batch of 256 KB takes well under a second; a minute is only reached by runaway patterns.
-      batchTimeoutMs: int(env, 'BATCH_TIMEOUT_MS', 60_000),
+      batchTimeoutMs: int(env, 'BATCH_TIMEOUT_MS', 60_000, ms(1, 'no limit')),
       // A worker's heap holds about 40 MB; V8 lets a heap with a smaller limit grow less between
       // full collections (bench/README.md, "Memory settings").
-      workerHeapMb: int(env, 'WORKER_HEAP_MB', 256),
-      workerYoungMb: int(env, 'WORKER_YOUNG_MB', 12),
+      workerHeapMb: int(env, 'WORKER_HEAP_MB', 256, { min: 64, zero: "V8's default" }),
+      workerYoungMb: int(env, 'WORKER_YOUNG_MB', 12, { min: 1, zero: "V8's default" }),
     },
     limits: {
-      maxLineBytes: int(env, 'MAX_LINE_BYTES', 100_000),
-      maxUploadBytes: int(env, 'MAX_UPLOAD_BYTES', 0),
-      maxConcurrentJobs: int(env, 'MAX_CONCURRENT_JOBS', 0),
-      idleUploadMs: int(env, 'IDLE_UPLOAD_MS', 120_000),
+      maxLineBytes: int(env, 'MAX_LINE_BYTES', 100_000, { min: 1 }),
+      maxUploadBytes: int(env, 'MAX_UPLOAD_BYTES', 0, { min: 1, zero: 'no limit' }),
+      maxConcurrentJobs: int(env, 'MAX_CONCURRENT_JOBS', 0, { min: 1, zero: 'no limit' }),
+      idleUploadMs: int(env, 'IDLE_UPLOAD_MS', 120_000, ms(1, 'no limit')),
     },
     jobs: {
-      retentionDays: int(env, 'JOB_RETENTION_DAYS', 7),
-      sweepIntervalMs: int(env, 'JOB_SWEEP_INTERVAL_MS', 3_600_000),
-      reportIntervalMs: int(env, 'JOB_REPORT_INTERVAL_MS', 4000),
+      retentionDays: int(env, 'JOB_RETENTION_DAYS', 7, { min: 1, max: 1_000_000, zero: 'kept for ever' }),
+      sweepIntervalMs: int(env, 'JOB_SWEEP_INTERVAL_MS', 3_600_000, ms(1, 'only at start')),
+      reportIntervalMs: int(env, 'JOB_REPORT_INTERVAL_MS', 4000, ms(1)),
     },
-    defaultTimeZone: env.DEFAULT_TIME_ZONE || 'local',
+    defaultTimeZone: timeZone(env, 'DEFAULT_TIME_ZONE'),
     exclusionsDirs: [join(reposDir, 'resources', 'exclusions'), ...dirs(env, 'EXCLUSIONS_DIRS')],
     pkbDirs: dirs(env, 'PKB_DIRS'),
     geoipDb: geoipDb(env),
@@ -268,12 +352,12 @@ export function readConfig(env: NodeJS.ProcessEnv = process.env, overrides: Part
     auth: {
       // A fresh install works from the quick start; once an account exists, jobs are closed.
       jobs: oneOf(env, 'AUTH_JOBS', JOB_AUTH_POLICIES, 'when-users-exist'),
-      maxFailuresPerAddress: int(env, 'AUTH_MAX_FAILURES_PER_ADDRESS', 5),
-      maxFailuresPerAccount: int(env, 'AUTH_MAX_FAILURES_PER_ACCOUNT', 10),
-      failureWindowMs: int(env, 'AUTH_FAILURE_WINDOW_MS', 15 * 60_000),
+      maxFailuresPerAddress: int(env, 'AUTH_MAX_FAILURES_PER_ADDRESS', 5, { min: 1, zero: 'no limit' }),
+      maxFailuresPerAccount: int(env, 'AUTH_MAX_FAILURES_PER_ACCOUNT', 10, { min: 1, zero: 'no limit' }),
+      failureWindowMs: int(env, 'AUTH_FAILURE_WINDOW_MS', 15 * 60_000, { min: 1 }),
     },
     updates: {
-      fetchIntervalMs: int(env, 'UPDATES_FETCH_INTERVAL_MS', 600_000),
+      fetchIntervalMs: int(env, 'UPDATES_FETCH_INTERVAL_MS', 600_000, { min: 0 }),
       gitdirsDir: join(reposDir, '.gitdirs'),
       appDir: dir(env, 'APP_DIR', PROJECT_ROOT),
       platforms: origin(env, 'PLATFORMS', 'master'),
@@ -282,9 +366,9 @@ export function readConfig(env: NodeJS.ProcessEnv = process.env, overrides: Part
       app: origin(env, 'APP'),
     },
     defaultJobHeaders: headerMap(env, 'DEFAULT_JOB_HEADERS'),
-    predefinedSettingsDir: env.PREDEFINED_SETTINGS_DIR ? dir(env, 'PREDEFINED_SETTINGS_DIR', '') : undefined,
-    heartbeatMs: int(env, 'DEFERRED_HEARTBEAT_MS', 20_000),
-    formatTestBudgetMs: int(env, 'FORMAT_TEST_BUDGET_MS', 500),
+    predefinedSettingsDir: env.PREDEFINED_SETTINGS_DIR ? existingDir('PREDEFINED_SETTINGS_DIR', dir(env, 'PREDEFINED_SETTINGS_DIR', '')) : undefined,
+    heartbeatMs: int(env, 'DEFERRED_HEARTBEAT_MS', 20_000, ms(10)),
+    formatTestBudgetMs: int(env, 'FORMAT_TEST_BUDGET_MS', 500, ms(1)),
   };
   return Object.freeze({ ...config, ...overrides });
 }

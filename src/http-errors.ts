@@ -1,5 +1,5 @@
 import { STATUS_CODES as HTTP_STATUS } from 'node:http';
-import type { FastifyError, FastifyReply, FastifyRequest } from 'fastify';
+import type { FastifyError, FastifyReply, FastifyRequest, FastifySchemaValidationError } from 'fastify';
 import { Type } from '@fastify/type-provider-typebox';
 
 /**
@@ -59,4 +59,36 @@ export function apiErrorHandler(error: FastifyError | ApiError, request: Fastify
     ? 'invalidBody'
     : camelCase(HTTP_STATUS[status] ?? 'error');
   return sendApiError(reply, new ApiError(status, code));
+}
+
+/**
+ * The message of a schema failure (Fastify's `schemaErrorFormatter`, for every route): one part
+ * per field, and a field limited to some values (a union of literals, an enum) says which, where
+ * Ajv says "must be equal to constant" once per value and "must match a schema in anyOf".
+ */
+export function schemaErrorMessage(errors: readonly FastifySchemaValidationError[], dataVar: string): string {
+  const fields = new Map<string, { allowed: unknown[]; others: string[]; union: string[] }>();
+  for (const e of errors) {
+    const path = `${dataVar}${e.instancePath}`;
+    let field = fields.get(path);
+    if (!field) fields.set(path, field = { allowed: [], others: [], union: [] });
+    if (e.keyword === 'const') field.allowed.push(e.params.allowedValue);
+    else if (e.keyword === 'enum') field.allowed.push(...(e.params.allowedValues as unknown[]));
+    else if (e.keyword === 'anyOf' || e.keyword === 'oneOf') field.union.push(e.message ?? e.keyword);
+    else if (e.keyword === 'additionalProperties') field.others.push(`must not have the property ${JSON.stringify(e.params.additionalProperty)}`);
+    else field.others.push(e.message ?? e.keyword);
+  }
+  const parts: string[] = [];
+  for (const [path, { allowed, others, union }] of fields) {
+    const said = [...new Set(others)];
+    if (allowed.length) said.unshift(`must be one of ${[...new Set(allowed)].map((v) => JSON.stringify(v)).join(', ')}`);
+    // A union's own "must match a schema in anyOf" only when nothing says more.
+    if (!said.length) said.push(...new Set(union));
+    parts.push(`${path} ${said.join(' or ')}`);
+  }
+  return parts.join('; ');
+}
+
+export function schemaErrorFormatter(errors: FastifySchemaValidationError[], dataVar: string): Error {
+  return new Error(schemaErrorMessage(errors, dataVar));
 }

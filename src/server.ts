@@ -1,9 +1,29 @@
-import { readConfig } from './config.js';
+import pino from 'pino';
+import type { FastifyInstance } from 'fastify';
+import { readConfig, type Config } from './config.js';
 import { buildApp } from './app.js';
+import { StartError } from './start-error.js';
+
+/**
+ * A start that fails: a configuration mistake (StartError) is one line saying what to fix, without
+ * a stack; anything else is logged whole. Written synchronously, since the process exits next.
+ */
+function cannotStart(err: unknown): never {
+  const log = pino(pino.destination({ dest: 1, sync: true }));
+  if (err instanceof StartError) log.fatal(`cannot start: ${err.message}`);
+  else log.fatal({ err }, 'cannot start');
+  process.exit(1);
+}
 
 /** Starts the service; SIGTERM/SIGINT end running jobs cleanly, then close the pool and database. */
-const config = readConfig();
-const app = await buildApp(config);
+let config: Config;
+let app: FastifyInstance;
+try {
+  config = readConfig();
+  app = await buildApp(config);
+} catch (err) {
+  cannotStart(err);
+}
 
 let closing = false;
 async function shutdown(signal: string): Promise<void> {

@@ -1,7 +1,8 @@
 import { readFileSync } from 'node:fs';
-import { join } from 'node:path';
+import { delimiter, join } from 'node:path';
 import t from 'tap';
 import { readConfig } from '../src/config.js';
+import { StartError } from '../src/start-error.js';
 import { PROJECT_ROOT } from '../src/paths.js';
 import { startApp, EZPROXY_DEFAULT } from './helpers/app.js';
 import { post } from './helpers/http.js';
@@ -11,8 +12,8 @@ t.test('MAX_UPLOAD_BYTES: no upload limit unless one is set', async (t) => {
   t.equal(readConfig({ MAX_UPLOAD_BYTES: '' }).limits.maxUploadBytes, 0, 'empty: the same');
   t.equal(readConfig({ MAX_UPLOAD_BYTES: '0' }).limits.maxUploadBytes, 0);
   t.equal(readConfig({ MAX_UPLOAD_BYTES: '1048576' }).limits.maxUploadBytes, 1_048_576);
-  t.throws(() => readConfig({ MAX_UPLOAD_BYTES: '-1' }), /MAX_UPLOAD_BYTES must be a non-negative number/);
-  t.throws(() => readConfig({ MAX_UPLOAD_BYTES: '10MB' }), /MAX_UPLOAD_BYTES must be a non-negative number/);
+  t.throws(() => readConfig({ MAX_UPLOAD_BYTES: '-1' }), /MAX_UPLOAD_BYTES must be 0 \(no limit\) or a whole number of at least 1, got "-1"/);
+  t.throws(() => readConfig({ MAX_UPLOAD_BYTES: '10MB' }), /MAX_UPLOAD_BYTES must be 0 \(no limit\) or a whole number/);
 });
 
 t.test('memory settings of the workers: WORKER_HEAP_MB, WORKER_YOUNG_MB', async (t) => {
@@ -20,7 +21,74 @@ t.test('memory settings of the workers: WORKER_HEAP_MB, WORKER_YOUNG_MB', async 
   t.equal(readConfig({}).pool.workerYoungMb, 12);
   t.equal(readConfig({ WORKER_HEAP_MB: '512', WORKER_YOUNG_MB: '0' }).pool.workerHeapMb, 512);
   t.equal(readConfig({ WORKER_YOUNG_MB: '0' }).pool.workerYoungMb, 0, '0: V8\'s default');
-  t.throws(() => readConfig({ WORKER_YOUNG_MB: 'big' }), /WORKER_YOUNG_MB must be a non-negative number/);
+  t.throws(() => readConfig({ WORKER_YOUNG_MB: 'big' }), /WORKER_YOUNG_MB must be 0 \(V8's default\) or a whole number/);
+  t.throws(() => readConfig({ WORKER_HEAP_MB: '10' }), /WORKER_HEAP_MB must be 0 \(V8's default\) or a whole number of at least 64, got "10"/, 'a heap no worker fits in');
+});
+
+t.test('numeric settings: whole numbers in their range, 0 only where it means off', async (t) => {
+  const refused: Array<[string, string, RegExp]> = [
+    ['BATCHES_IN_FLIGHT', '0', /BATCHES_IN_FLIGHT must be a whole number from 1 to 1024, got "0"/],
+    ['PORT', '1.5', /PORT must be a whole number from 0 to 65535, got "1.5"/],
+    ['PORT', '70000', /PORT must be a whole number from 0 to 65535/],
+    ['POOL_THREADS', '0', /POOL_THREADS must be a whole number from 1 to 1024, got "0"/],
+    ['BATCH_BYTES', '0', /BATCH_BYTES must be a whole number of at least 1/],
+    ['MAX_LINE_BYTES', '0', /MAX_LINE_BYTES must be a whole number of at least 1/],
+    ['JOB_REPORT_INTERVAL_MS', '0', /JOB_REPORT_INTERVAL_MS must be a whole number from 1 to 2147483647/],
+    // past Node's timer limit a delay fires after 1 ms
+    ['JOB_SWEEP_INTERVAL_MS', '3000000000', /JOB_SWEEP_INTERVAL_MS must be 0 \(only at start\) or a whole number from 1 to 2147483647, got "3000000000"/],
+    ['IDLE_UPLOAD_MS', '1e3', /IDLE_UPLOAD_MS must be/],
+    ['MAX_CONCURRENT_JOBS', '-1', /MAX_CONCURRENT_JOBS must be/],
+    ['AUTH_FAILURE_WINDOW_MS', '0x10', /AUTH_FAILURE_WINDOW_MS must be/],
+  ];
+  for (const [name, value, message] of refused) {
+    t.throws(() => readConfig({ [name]: value }), message, `${name}=${value}`);
+    t.throws(() => readConfig({ [name]: value }), StartError);
+  }
+  const zeroMeansOff = ['MAX_UPLOAD_BYTES', 'MAX_CONCURRENT_JOBS', 'IDLE_UPLOAD_MS', 'BATCH_TIMEOUT_MS', 'WORKER_HEAP_MB', 'WORKER_YOUNG_MB',
+    'JOB_RETENTION_DAYS', 'JOB_SWEEP_INTERVAL_MS', 'FLUSH_AFTER_MS', 'FIRST_BATCH_BYTES', 'AUTH_MAX_FAILURES_PER_ADDRESS', 'AUTH_MAX_FAILURES_PER_ACCOUNT', 'PORT'];
+  for (const name of zeroMeansOff) t.doesNotThrow(() => readConfig({ [name]: '0' }), `${name}=0`);
+  const c = readConfig({ JOB_RETENTION_DAYS: '0', PORT: ' 8080 ', POOL_THREADS: '3' });
+  t.equal(c.jobs.retentionDays, 0);
+  t.equal(c.port, 8080, 'spaces around the digits are fine');
+  t.equal(c.pool.threads, 3);
+});
+
+t.test('DEFAULT_TIME_ZONE is checked by the date parser\'s zone reader at start', async (t) => {
+  t.throws(() => readConfig({ DEFAULT_TIME_ZONE: 'Mars/Olympus' }), /DEFAULT_TIME_ZONE: unknown time zone "Mars\/Olympus": use an IANA name/);
+  for (const zone of ['Europe/Paris', 'UTC', 'local', '+01:00', '-0330']) t.equal(readConfig({ DEFAULT_TIME_ZONE: zone }).defaultTimeZone, zone);
+  t.equal(readConfig({}).defaultTimeZone, 'local');
+});
+
+t.test('folder settings name folders that exist', async (t) => {
+  const here = t.testdir({ a: {}, file: 'x' });
+  for (const name of ['EXCLUSIONS_DIRS', 'PKB_DIRS', 'EXTRA_PLATFORMS_DIRS', 'PREDEFINED_SETTINGS_DIR']) {
+    t.throws(() => readConfig({ [name]: '/nonexistent/x' }), new RegExp(`^${name}: the folder /nonexistent/x does not exist: create it or correct ${name}$`), name);
+    t.throws(() => readConfig({ [name]: join(here, 'file') }), new RegExp(`${name}: .*file is not a folder`), `${name}: a file`);
+  }
+  t.throws(() => readConfig({ PKB_DIRS: [join(here, 'a'), '/nonexistent/pkb'].join(delimiter) }), /PKB_DIRS: the folder \/nonexistent\/pkb does not exist/, 'each folder of a list');
+  const c = readConfig({ PKB_DIRS: join(here, 'a'), EXCLUSIONS_DIRS: join(here, 'a'), EXTRA_PLATFORMS_DIRS: join(here, 'a'), PREDEFINED_SETTINGS_DIR: join(here, 'a') });
+  t.same(c.pkbDirs, [join(here, 'a')]);
+  t.equal(c.predefinedSettingsDir, join(here, 'a'));
+});
+
+t.test('PUBLIC_BASE_URL, TRUST_PROXY, LOG_LEVEL: only what they can use', async (t) => {
+  for (const url of ['not-a-url', 'ftp://example.org', 'example.org:8080', 'https://example.org/?a=1']) {
+    t.throws(() => readConfig({ PUBLIC_BASE_URL: url }), /PUBLIC_BASE_URL must be an absolute http:\/\/ or https:\/\/ URL/, url);
+  }
+  t.equal(readConfig({ PUBLIC_BASE_URL: 'https://logs.example.org/logsift/' }).publicBaseUrl, 'https://logs.example.org/logsift');
+  t.throws(() => readConfig({ TRUST_PROXY: 'maybe' }), /TRUST_PROXY must be true, 1, yes, on or false, 0, no, off, got "maybe"/);
+  t.equal(readConfig({ TRUST_PROXY: 'TRUE' }).trustProxy, true);
+  t.equal(readConfig({ TRUST_PROXY: 'off' }).trustProxy, false);
+  t.equal(readConfig({}).trustProxy, false);
+  t.throws(() => readConfig({ LOG_LEVEL: 'loud' }), /LOG_LEVEL must be one of trace, debug, info, warn, error, fatal, silent, got "loud"/);
+  t.equal(readConfig({ LOG_LEVEL: 'warn' }).logLevel, 'warn');
+});
+
+t.test('docker compose publishes the port on the loopback interface only', async (t) => {
+  // the image listens on 0.0.0.0; until the founder account exists the service must not be on the network
+  const compose = readFileSync(join(PROJECT_ROOT, 'docker-compose.yml'), 'utf8');
+  const ports = [...compose.matchAll(/^\s*-\s*"([^"]+:\d+)"\s*$/gm)].map((m) => m[1]);
+  t.same(ports, ['127.0.0.1:59599:59599']);
 });
 
 t.test('the Docker image runs node with the heap flags of the start script', async (t) => {

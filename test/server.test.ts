@@ -1,7 +1,7 @@
 import t from 'tap';
 import { spawn, type ChildProcess } from 'node:child_process';
 import { randomUUID } from 'node:crypto';
-import { mkdtemp, readdir, rm, stat } from 'node:fs/promises';
+import { mkdir, mkdtemp, readdir, rm, stat } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { request } from 'node:http';
@@ -12,7 +12,7 @@ import { openDatabase } from '../src/db/database.js';
 import { JobStore } from '../src/db/jobs.js';
 import { RESULT_FILE } from '../src/pipeline/job-files.js';
 import { PROJECT_ROOT } from '../src/paths.js';
-import { readFile } from 'node:fs/promises';
+import { readFile, writeFile } from 'node:fs/promises';
 import { ADMIN, basic } from './helpers/accounts.js';
 import { SHARED_GEOIP_CACHE } from './helpers/geoip-cache.js';
 
@@ -175,4 +175,90 @@ t.test('kill -9 during a job: after a restart the database is intact, the job is
   await ok.text();
   again.child.kill('SIGTERM');
   await once(again.child, 'exit');
+});
+
+/** Runs `src/server.ts` expecting it to refuse to start: its exit code and output. */
+async function failedStart(env: Record<string, string>): Promise<{ code: number | null; output: string }> {
+  const child = spawn(process.execPath, ['--import=tsx', join(PROJECT_ROOT, 'src', 'server.ts')], {
+    env: { ...process.env, PORT: '0', HOST: '127.0.0.1', GEOIP_CACHE_DIR: SHARED_GEOIP_CACHE, POOL_THREADS: '1', LOG_LEVEL: 'info', ...env },
+    stdio: ['ignore', 'pipe', 'pipe'],
+  });
+  let output = '';
+  child.stdout!.on('data', (c: Buffer) => { output += c.toString(); });
+  child.stderr!.on('data', (c: Buffer) => { output += c.toString(); });
+  const timer = setTimeout(() => child.kill('SIGKILL'), 60_000);
+  const [code] = (await once(child, 'exit')) as [number | null];
+  clearTimeout(timer);
+  return { code, output };
+}
+
+t.test('a configuration mistake stops the start: exit code 1, one line naming the setting, no stack', async (t) => {
+  const varDir = await mkdtemp(join(tmpdir(), 'logsift-start-'));
+  t.teardown(() => rm(varDir, { recursive: true, force: true }));
+  // a zone every job would fail on (5002), a setting every job would hang on
+  for (const [env, said] of [
+    [{ DEFAULT_TIME_ZONE: 'Mars/Olympus' }, /DEFAULT_TIME_ZONE: unknown time zone "Mars\/Olympus"/],
+    [{ BATCHES_IN_FLIGHT: '0' }, /BATCHES_IN_FLIGHT must be a whole number from 1 to 1024, got "0"/],
+  ] as const) {
+    const { code, output } = await failedStart({ VAR_DIR: varDir, ...env });
+    t.equal(code, 1, `${Object.keys(env)[0]}: exit code 1`);
+    const lines = output.trim().split('\n');
+    t.equal(lines.length, 1, 'one line');
+    t.match(JSON.parse(lines[0]) as object, { level: 60, msg: said });
+    t.notMatch(output, /\n\s+at /, 'no stack');
+  }
+});
+
+t.test('a VAR_DIR whose database cannot be opened: a start error naming VAR_DIR and the file', async (t) => {
+  const varDir = await mkdtemp(join(tmpdir(), 'logsift-start-'));
+  t.teardown(() => rm(varDir, { recursive: true, force: true }));
+  // (the tests run as root, for whom no permission is missing: the database's name is taken by a folder)
+  await mkdir(join(varDir, 'logsift.sqlite'));
+  const { code, output } = await failedStart({ VAR_DIR: varDir });
+  t.equal(code, 1);
+  t.equal(output.trim().split('\n').length, 1, 'one line');
+  t.match(output, `cannot start: VAR_DIR: cannot open the database ${join(varDir, 'logsift.sqlite')}`);
+  t.notMatch(output, /SqliteError|\n\s+at /, 'no stack');
+  await writeFile(join(varDir, 'file'), '');
+  const made = await failedStart({ VAR_DIR: join(varDir, 'file', 'var') });
+  t.equal(made.code, 1, 'nor one that cannot be made');
+  t.match(made.output, `cannot start: VAR_DIR: cannot create the folder ${join(varDir, 'file', 'var')} (ENOTDIR)`);
+});
+
+t.test('one service per VAR_DIR: a second refuses to start and leaves the first\'s jobs alone; a lock left by kill -9 does not stop a restart', { timeout: 90_000 }, async (t) => {
+  const varDir = await mkdtemp(join(tmpdir(), 'logsift-lock-'));
+  t.teardown(() => rm(varDir, { recursive: true, force: true }));
+  const first = await startServer(varDir, { FLUSH_AFTER_MS: '20' });
+  t.teardown(() => { if (first.child.exitCode === null) first.child.kill('SIGKILL'); });
+
+  // a running job of the first service
+  const req = request(first.url, { method: 'POST', headers: { 'Transfer-Encoding': 'chunked', 'Log-Format-ezproxy': '%h %l %u %t "%r" %s %b', 'Double-Click-Removal': 'false', TE: 'trailers' } });
+  req.on('error', () => undefined);
+  req.write(LINE(1));
+  const [res] = (await once(req, 'response')) as [import('node:http').IncomingMessage];
+  res.on('error', () => undefined);
+  res.resume();
+  const id = res.headers['job-id'] as string;
+
+  const second = await failedStart({ VAR_DIR: varDir });
+  t.equal(second.code, 1, 'the second service exits with code 1');
+  t.match(second.output, `VAR_DIR ${varDir} is used by another logsift process (pid ${first.child.pid})`);
+  t.match(second.output, /stop that service, or give this one its own VAR_DIR/);
+  t.notMatch(second.output, /marked interrupted/);
+  const db = openDatabase(join(varDir, 'logsift.sqlite'));
+  t.equal(new JobStore(db).get(id)?.state, 'running', 'the first service\'s job still runs');
+  db.close();
+  req.end(LINE(2));
+  await once(res, 'end');
+  t.equal(res.trailers['job-done'], 'true', 'and ends well');
+
+  first.child.kill('SIGKILL');
+  await once(first.child, 'exit');
+  t.equal(await readFile(join(varDir, 'logsift.lock'), 'utf8'), String(first.child.pid), 'kill -9 leaves its lock');
+  const again = await startServer(varDir);
+  t.teardown(() => { if (again.child.exitCode === null) again.child.kill('SIGKILL'); });
+  t.equal(await readFile(join(varDir, 'logsift.lock'), 'utf8'), String(again.child.pid), 'a restart takes it over');
+  again.child.kill('SIGTERM');
+  await once(again.child, 'exit');
+  await t.rejects(readFile(join(varDir, 'logsift.lock')), { code: 'ENOENT' }, 'a clean stop removes it');
 });

@@ -168,6 +168,15 @@ function resolveZone(name: string): Zone {
 }
 
 /**
+ * Checks a zone name as the date parser reads it (`UTC`, `local`, an IANA name, `+01:00`):
+ * throws DateFormatError for one it cannot use, so that a setting is refused at start and not
+ * at every job.
+ */
+export function checkTimeZone(name: string): void {
+  resolveZone(name);
+}
+
+/**
  * The instant of a wall-clock time (given as if it were UTC) in a zone. An ambiguous time (when
  * clocks go back) is the earlier instant; a time that does not exist (when clocks go forward) is
  * moved forward by the size of the gap. Both as moment-timezone does.

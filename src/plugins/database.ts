@@ -1,8 +1,11 @@
 import fp from 'fastify-plugin';
+import { mkdirSync } from 'node:fs';
 import { join } from 'node:path';
 import { openDatabase, type Db } from '../db/database.js';
 import { JobStore, type JobRow } from '../db/jobs.js';
+import { LockFile } from '../lock-file.js';
 import { endInterruptedJob } from '../pipeline/interrupted-job.js';
+import { StartError } from '../start-error.js';
 
 declare module 'fastify' {
   interface FastifyInstance {
@@ -21,9 +24,47 @@ function recordedHeaders(row: JobRow | undefined): Record<string, string> {
   }
 }
 
+/** The lock of a VAR_DIR, beside its database. */
+export const VAR_LOCK_FILE = 'logsift.lock';
+
+function reason(err: unknown): string {
+  return (err as NodeJS.ErrnoException).code ?? (err as Error).message ?? String(err);
+}
+
+/**
+ * Makes VAR_DIR and takes its lock: a second service on the same folder would mark the first's
+ * running jobs interrupted while they run. A lock left by a process that no longer runs is taken over.
+ */
+export async function lockVarDir(varDir: string): Promise<LockFile> {
+  try {
+    mkdirSync(varDir, { recursive: true });
+  } catch (err) {
+    throw new StartError(`VAR_DIR: cannot create the folder ${varDir} (${reason(err)}): set VAR_DIR to a folder the service can write`);
+  }
+  const lock = new LockFile(join(varDir, VAR_LOCK_FILE));
+  let holder: number | undefined;
+  try {
+    holder = await lock.take();
+  } catch (err) {
+    throw new StartError(`VAR_DIR: cannot write the lock file ${lock.path} (${reason(err)}): give the service write access to ${varDir} or set VAR_DIR to another folder`);
+  }
+  if (holder !== undefined) {
+    throw new StartError(`VAR_DIR ${varDir} is used by another logsift process (pid ${holder}): stop that service, or give this one its own VAR_DIR (if no logsift runs as pid ${holder}, remove ${lock.path})`);
+  }
+  return lock;
+}
+
 /** The service's SQLite file (`var/logsift.sqlite`): jobs, users, reports. */
 export default fp(async (app) => {
-  const db = openDatabase(join(app.config.varDir, 'logsift.sqlite'));
+  const lock = await lockVarDir(app.config.varDir);
+  const file = join(app.config.varDir, 'logsift.sqlite');
+  let db: Db;
+  try {
+    db = openDatabase(file);
+  } catch (err) {
+    await lock.release();
+    throw new StartError(`VAR_DIR: cannot open the database ${file} (${(err as Error).message}): give the service write access to ${app.config.varDir} or set VAR_DIR to another folder`);
+  }
   const jobStore = new JobStore(db);
   const interrupted = jobStore.markInterrupted();
   if (interrupted.length > 0) {
@@ -35,5 +76,6 @@ export default fp(async (app) => {
   app.decorate('jobStore', jobStore);
   app.addHook('onClose', async () => {
     db.close();
+    await lock.release();
   });
 }, { name: 'database', dependencies: [] });

@@ -1,4 +1,4 @@
-import { copyFile, mkdir, open, readFile, rename, rm, stat } from 'node:fs/promises';
+import { copyFile, mkdir, rename, rm, stat } from 'node:fs/promises';
 import { dirname, join } from 'node:path';
 import { fs, git, http, resolveCommit, type Repo } from './git.js';
 
@@ -149,48 +149,4 @@ export async function ensureOrigin(repo: Repo, url: string): Promise<void> {
 export async function originUrl(repo: Repo): Promise<string | undefined> {
   const value: unknown = await git.getConfig({ fs, gitdir: repo.gitdir, path: 'remote.origin.url' });
   return typeof value === 'string' && value ? value : undefined;
-}
-
-/**
- * A lock file beside the repository's metadata, holding the owner's pid: it keeps two processes
- * (or a second service on the same volume) from updating one part at once. A lock left by a
- * process that no longer runs is taken over.
- */
-export class LockFile {
-  private held = false;
-
-  constructor(private readonly path: string) {}
-
-  async acquire(): Promise<boolean> {
-    for (let attempt = 0; attempt < 2; attempt++) {
-      try {
-        const handle = await open(this.path, 'wx');
-        await handle.writeFile(String(process.pid));
-        await handle.close();
-        this.held = true;
-        return true;
-      } catch (err) {
-        if ((err as NodeJS.ErrnoException).code !== 'EEXIST') throw err;
-        const pid = Number((await readFile(this.path, 'utf8').catch(() => '')).trim());
-        if (pid > 0 && pid !== process.pid && isAlive(pid)) return false;
-        await rm(this.path, { force: true });
-      }
-    }
-    return false;
-  }
-
-  async release(): Promise<void> {
-    if (!this.held) return;
-    this.held = false;
-    await rm(this.path, { force: true });
-  }
-}
-
-function isAlive(pid: number): boolean {
-  try {
-    process.kill(pid, 0);
-    return true;
-  } catch (err) {
-    return (err as NodeJS.ErrnoException).code === 'EPERM';
-  }
 }

@@ -1,7 +1,8 @@
 import { History } from './describe.js';
 import { changedFiles, filesBetween, findGitdir, redactUrl, resolveCommit, fs, git, type Repo } from './git.js';
+import { LockFile } from '../lock-file.js';
 import {
-  bundledCommit, currentPosition, ensureOrigin, fetchOrigin, initFromContent, LockFile, moveBranch, originUrl,
+  bundledCommit, currentPosition, ensureOrigin, fetchOrigin, initFromContent, moveBranch, originUrl,
   UpdateError, withRollback, untrackedInTheWay,
 } from './operations.js';
 import { computeRecord, type StatusRecord } from './status.js';

@@ -58,8 +58,9 @@ t.test('retentionDays 0 keeps everything', async (t) => {
 });
 
 t.test('the periodic sweep runs on its own', async (t) => {
-  // A retention of a few milliseconds, a sweep every 50 ms: a finished job disappears by itself.
-  const app = await startApp({}, { JOB_RETENTION_DAYS: String(100 / DAY), JOB_SWEEP_INTERVAL_MS: '50' });
+  // A retention of a few milliseconds (JOB_RETENTION_DAYS takes whole days: set past the
+  // environment), a sweep every 50 ms: a finished job disappears by itself.
+  const app = await startApp({ jobs: { retentionDays: 100 / DAY, sweepIntervalMs: 50, reportIntervalMs: 4000 } });
   t.teardown(() => app.close());
   const id = (await postJob(app.url, GOOD(1))).id!;
   for (let i = 0; i < 100 && app.app.jobStore.get(id); i++) await new Promise((r) => setTimeout(r, 50));

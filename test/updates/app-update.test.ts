@@ -168,7 +168,10 @@ t.test('without a git checkout: 409 notAGitCheckout', async (t) => {
   const res = await putApp(app);
   t.equal(res.statusCode, 409);
   t.equal(res.json().message, 'notAGitCheckout');
-  t.equal((await putApp(app, '?version=beta')).statusCode, 400);
+  const beta = await putApp(app, '?version=beta');
+  t.equal(beta.statusCode, 400);
+  t.same(beta.json(), { statusCode: 400, error: 'Bad Request', message: 'invalidRequest', detail: 'querystring/version must be one of "stable", "latest"' }, 'the values allowed');
+  t.equal((await putApp(app, '?force=maybe')).json().detail, 'querystring/force must be one of "yes", "no"');
   t.same(calls, []);
   t.same(await updateLog(app), { state: 'idle', offset: 0, lines: [] });
 });

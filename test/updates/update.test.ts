@@ -155,7 +155,9 @@ t.test('the body: none, "uptodate" or {"to":"uptodate"}; anything else is 400', 
   t.equal((await put(app, 'platforms', '', ' uptodate\n')).statusCode, 200);
   t.equal((await put(app, 'platforms', '', '{"to":"uptodate"}', 'application/json')).statusCode, 200);
   t.equal((await put(app, 'platforms', '', '', 'application/json')).statusCode, 200, 'an empty JSON body');
-  t.equal((await put(app, 'platforms', '?force=maybe')).statusCode, 400);
+  const maybe = await put(app, 'platforms', '?force=maybe');
+  t.equal(maybe.statusCode, 400);
+  t.equal(maybe.json().detail, 'querystring/force must be one of "yes", "no"', 'the values allowed, once');
   t.equal((await put(app, 'nothing')).statusCode, 404);
 });
 

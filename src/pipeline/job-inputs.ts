@@ -72,13 +72,44 @@ async function* decompressed(stream: Readable, compression: 'gzip' | 'deflate' |
   const stopWatching = streamEnded(stream, { writable: false }, (err) => { if (err) inflater.destroy(err); });
   stream.pipe(inflater);
   try {
-    yield* inflater;
+    yield* drainThenFail(inflater);
   } catch (err) {
     throw inflateError(err as Error, compression, what);
   } finally {
     stopWatching();
     stopMetering?.();
     stream.unpipe(inflater);
+  }
+}
+
+/**
+ * A stream's chunks, then its error once every chunk it had produced is handed out. A stream's
+ * async iterator throws at once and drops what the stream still held: a gzip upload cut short
+ * lost the lines decoded just before the cut when the job read slower than zlib decoded.
+ */
+async function* drainThenFail(stream: Readable): AsyncGenerator<Uint8Array> {
+  let failure: Error | undefined;
+  let wake: (() => void) | undefined;
+  const onError = (err: Error) => { failure ??= err; wake?.(); };
+  const onChange = () => wake?.();
+  stream.on('error', onError);
+  for (const event of ['readable', 'end', 'close']) stream.on(event, onChange);
+  try {
+    for (;;) {
+      const chunk = stream.read() as Uint8Array | null;
+      if (chunk !== null) {
+        yield chunk;
+        continue;
+      }
+      if (failure) throw failure;
+      if (stream.readableEnded || stream.destroyed) return;
+      // events come in later ticks: none can be missed between read() and this wait
+      await new Promise<void>((resolve) => { wake = resolve; });
+      wake = undefined;
+    }
+  } finally {
+    stream.off('error', onError);
+    for (const event of ['readable', 'end', 'close']) stream.off(event, onChange);
   }
 }
 

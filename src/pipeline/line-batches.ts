@@ -109,7 +109,17 @@ export async function* lineBatches(source: AsyncIterable<Uint8Array>, opts: Batc
   try {
     for (;;) {
       next ??= iterator.next();
-      const step = await waitStep(next, flushAfter > 0 && size > pendingLine ? flushAfter : 0, opts.signal);
+      let step: IteratorResult<Uint8Array> | typeof TIMEOUT;
+      try {
+        step = await waitStep(next, flushAfter > 0 && size > pendingLine ? flushAfter : 0, opts.signal);
+      } catch (err) {
+        // the input failed (gzip cut short, a broken upload): the whole lines it gave still go
+        if (!opts.signal?.aborted && size > pendingLine) {
+          next = undefined;
+          yield take(size - pendingLine);
+        }
+        throw err;
+      }
       if (step === TIMEOUT) {
         // Input is quiet: send the complete lines we have; keep waiting for the same chunk.
         yield take(size - pendingLine);

@@ -213,10 +213,17 @@ function lowerCased(headers: Readonly<Record<string, string>>): Map<string, stri
 const isFormatHeader = (name: string) => name.startsWith('log-format-');
 
 /**
+ * An `Accept` that asks for nothing in particular: curl, fetch and most HTTP libraries send
+ * the any-type wildcard (or nothing) on every request, which would always hide a setting's output format.
+ */
+const acceptsAnything = (value: string | string[] | undefined) => value === undefined || (typeof value === 'string' && /^\s*\*\/\*\s*(;\s*q=[0-9.]+\s*)?$/.test(value));
+
+/**
  * The headers a job runs with: the request's, then those of its predefined setting it does not
  * carry, then the configured defaults neither gives. A log format counts as one header whatever
  * its family: a request naming a format is not given the setting's format of another family
- * (which would win, ezproxy being read first).
+ * (which would win, ezproxy being read first). An Accept of the any-type wildcard counts as none: the
+ * setting's or the defaults' output format applies.
  */
 export function mergeJobHeaders(
   request: RequestHeaders,
@@ -224,6 +231,7 @@ export function mergeJobHeaders(
   defaults: Readonly<Record<string, string>>,
 ): Record<string, string | string[] | undefined> {
   const merged: Record<string, string | string[] | undefined> = { ...request };
+  if (acceptsAnything(merged.accept)) delete merged.accept;
   for (const layer of [setting ?? {}, defaults]) {
     const hasFormat = Object.keys(merged).some(isFormatHeader);
     for (const [name, value] of lowerCased(layer)) {

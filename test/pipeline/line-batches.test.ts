@@ -87,3 +87,13 @@ t.test('the whole lines before a line over the limit are handed out before the f
     t.equal(Buffer.concat(got).toString(), before, `chunks of ${size} bytes: every line before it, nothing of it`);
   }
 });
+
+t.test('an input that fails: the whole lines it gave are handed out before its error, the cut line is not', async (t) => {
+  const source = (async function* () {
+    yield Buffer.from('one\ntwo\nthr');
+    throw Object.assign(new Error('unexpected end of file'), { code: 'Z_BUF_ERROR' });
+  })();
+  const got: Uint8Array[] = [];
+  await t.rejects((async () => { for await (const b of lineBatches(source, { batchBytes: 1 << 20, maxLineBytes: 1000 })) got.push(b); })(), { code: 'Z_BUF_ERROR' });
+  t.equal(Buffer.concat(got).toString(), 'one\ntwo\n');
+});

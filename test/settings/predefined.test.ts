@@ -36,6 +36,14 @@ t.test('mergeJobHeaders: request > setting > defaults; one log format whatever i
   t.same(mergeJobHeaders({}, undefined, { 'Log-Format-apache': '%h' }), { 'log-format-apache': '%h' });
 });
 
+t.test('mergeJobHeaders: the Accept curl and fetch send on every request hides no setting\'s output format', async (t) => {
+  const setting = { Accept: 'text/tab-separated-values' };
+  for (const accept of ['*/*', ' */* ', '*/*;q=0.8']) t.same(mergeJobHeaders({ accept }, setting, {}), { accept: 'text/tab-separated-values' }, accept);
+  t.same(mergeJobHeaders({ accept: '*/*' }, undefined, { Accept: 'application/jsonstream' }), { accept: 'application/jsonstream' }, 'the defaults\' too');
+  t.same(mergeJobHeaders({ accept: 'application/json' }, setting, {}), { accept: 'application/json' }, 'an Accept that asks for a format wins');
+  t.same(mergeJobHeaders({ accept: '*/*' }, {}, {}), {}, 'none anywhere: the default output (CSV)');
+});
+
 t.test('formPredefinedView: the 1.x shape', async (t) => {
   t.same(formPredefinedView({
     a: { fullName: 'A', country: 'FR', headers: { 'Log-Format-squid': '%ts', 'Output-Fields': '+x' } },

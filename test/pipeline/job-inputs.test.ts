@@ -1,0 +1,33 @@
+import t from 'tap';
+import type { IncomingMessage } from 'node:http';
+import { Readable } from 'node:stream';
+import { setTimeout as sleep } from 'node:timers/promises';
+import { constants as zlib, gunzipSync, gzipSync } from 'node:zlib';
+import { requestInputs } from '../../src/pipeline/job-inputs.js';
+
+/** A request body as a socket delivers it: 16 kB chunks. */
+function body(bytes: Buffer, headers: Record<string, string>): IncomingMessage {
+  const chunks = Array.from({ length: Math.ceil(bytes.length / 16384) }, (_, i) => bytes.subarray(i * 16384, (i + 1) * 16384));
+  return Object.assign(Readable.from(chunks), { headers }) as unknown as IncomingMessage;
+}
+
+t.test('a gzip body cut short: a slow reader still gets every byte zlib decoded before the cut, then 4002', async (t) => {
+  const text = Array.from({ length: 4000 }, (_, i) => `line ${i} ${'x'.repeat(120)} ${(i * 7919) % 10007}\n`).join('');
+  const gz = gzipSync(text);
+  const cut = gz.subarray(0, gz.length - 4000);
+  const decodable = gunzipSync(cut, { finishFlush: zlib.Z_SYNC_FLUSH }).length;
+  let got = 0;
+  let error: unknown;
+  try {
+    for await (const input of requestInputs(body(cut, { 'content-type': 'text/plain' }), 'gzip')) {
+      for await (const chunk of input.bytes) {
+        got += chunk.length;
+        await sleep(2); // slower than zlib: decoded chunks wait in its buffer
+      }
+    }
+  } catch (err) {
+    error = err;
+  }
+  t.match(error, { code: 4002 }, 'the cut is an error');
+  t.equal(got, decodable, `${got} of the ${decodable} bytes decodable before the cut`);
+});

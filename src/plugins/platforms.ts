@@ -1,6 +1,7 @@
 import fp from 'fastify-plugin';
 import type { FastifyInstance } from 'fastify';
 import { createHash } from 'node:crypto';
+import { readFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { readPlatformSources, type LoadProblem, type PlatformSource } from '../platforms/loader.js';
 import { ParsingPool } from '../pipeline/parsing-pool.js';
@@ -47,8 +48,13 @@ declare module 'fastify' {
 /** Reads the platforms of one folder, or of several in order (the first of a name wins). */
 export async function loadPlatforms(dir: string | readonly string[], cacheDir: string): Promise<LoadedPlatforms> {
   const { sources, problems } = await readPlatformSources(dir, cacheDir);
+  // the hooks by their code, not their path: the compiled copy lives under VAR_DIR, and the same
+  // platforms must have the same version wherever the service keeps its files
   const digest = createHash('sha1');
-  for (const s of sources) digest.update(JSON.stringify([s.manifest, s.rules ?? null, s.tables, s.hooksModule ?? null]));
+  for (const s of sources) {
+    const hooks = s.hooksModule === undefined ? null : createHash('sha1').update(await readFile(s.hooksModule)).digest('hex');
+    digest.update(JSON.stringify([s.manifest, s.rules ?? null, s.tables, hooks]));
+  }
   return {
     sources,
     names: new Set(sources.map((s) => s.manifest.name)),

@@ -1,4 +1,4 @@
-import t from 'tap';
+import t, { type Test } from 'tap';
 import { createHash } from 'node:crypto';
 import { cp, mkdtemp, mkdir, readFile, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
@@ -135,16 +135,25 @@ t.test('every input line ends in exactly one place, and the report adds up', { s
   t.notMatch(traces.body, /accounted for/, 'the job found its books balanced');
 });
 
-t.test('a job whose input breaks off still writes the events its double-click window held', async (t) => {
+/**
+ * A service whose one job holds two events in its double-click window, still reading: returned
+ * once both lines are parsed (a busy machine takes its time).
+ */
+async function jobHoldingTwoEvents(t: Test) {
   const app = await startApp({ limits: { maxConcurrentJobs: 0, maxUploadBytes: 0, idleUploadMs: 0, maxLineBytes: 10_000 } }, { POOL_THREADS: '1' });
   t.teardown(() => app.close());
-  // two events in the double-click window, then (once they are parsed) a line over the limit
   const job = openJob(app.url, [
     line('10.0.0.1', 'ALICE', '00:01:00', sdPdf('S0012160612004174')),
     line('10.0.0.2', 'BOB', '00:01:05', sdArticle('S0012160612000001')),
   ].join('\n') + '\n', { 'Log-Format-ezproxy': '%h %l %u %t "%r" %s %b', 'Double-Click-Removal': 'true' });
-  await new Promise((resolve) => setTimeout(resolve, 1000));
-  job.push('x'.repeat(20_000));
+  const parsed = () => app.app.runningJobs.list().find((j) => j.progress().linesRead >= 2);
+  for (let waited = 0; waited < 15_000 && !parsed(); waited += 50) await new Promise((resolve) => setTimeout(resolve, 50));
+  return { app, job, id: parsed()!.id };
+}
+
+t.test('a job whose input breaks off still writes the events its double-click window held', async (t) => {
+  const { job } = await jobHoldingTwoEvents(t);
+  job.push('x'.repeat(20_000)); // a line over the limit
   job.push(null);
   const res = await job.response;
   const rows = (await res.text()).trimEnd().split('\n');
@@ -157,16 +166,7 @@ t.test('a job whose input breaks off still writes the events its double-click wi
 });
 
 t.test('a job stopped by the shutdown says how many events its double-click window still held', async (t) => {
-  const app = await startApp({ limits: { maxConcurrentJobs: 0, maxUploadBytes: 0, idleUploadMs: 0, maxLineBytes: 10_000 } }, { POOL_THREADS: '1' });
-  t.teardown(() => app.close());
-  const job = openJob(app.url, [
-    line('10.0.0.1', 'ALICE', '00:01:00', sdPdf('S0012160612004174')),
-    line('10.0.0.2', 'BOB', '00:01:05', sdArticle('S0012160612000001')),
-  ].join('\n') + '\n', { 'Log-Format-ezproxy': '%h %l %u %t "%r" %s %b', 'Double-Click-Removal': 'true' });
-  // stopped once both lines are parsed and held (a busy machine takes its time)
-  const parsed = () => app.app.runningJobs.list().find((j) => j.progress().linesRead >= 2);
-  for (let waited = 0; waited < 15_000 && !parsed(); waited += 50) await new Promise((resolve) => setTimeout(resolve, 50));
-  const { id } = parsed()!;
+  const { app, job, id } = await jobHoldingTwoEvents(t);
   await app.app.close();
   const res = await job.response.catch(() => undefined);
   await res?.text().catch(() => undefined);

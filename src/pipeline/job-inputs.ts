@@ -143,6 +143,19 @@ interface FilePart {
 }
 
 /**
+ * A file's bytes whose error is the upload's own when it has one: busboy fails a file's stream
+ * with a plain Error ("Unexpected end of form") which the job would take for an internal one
+ * (5000) and lose the lines before it; the upload's failure says 4007, or that the client left.
+ */
+async function* failingAs(failure: () => Error | undefined, bytes: AsyncIterable<Uint8Array>): AsyncIterable<Uint8Array> {
+  try {
+    yield* bytes;
+  } catch (err) {
+    throw failure() ?? err;
+  }
+}
+
+/**
  * Multipart files in upload order. Busboy hands out the next file only once the current one has
  * been read, so the files go through the job one after the other without being buffered.
  */
@@ -193,7 +206,7 @@ async function* multipartInputs(req: IncomingMessage, contentEncoding: 'gzip' | 
         const gz = GZIP_TYPES.has(part.mime.toLowerCase()) || /\.gz$/i.test(part.name);
         const csv = CSV_TYPES.has(mediaType(part.mime)) || /\.csv(?:\.gz)?$/i.test(part.name);
         reading = part.stream;
-        yield { name: part.name, bytes: decompressed(part.stream, gz ? 'gzip' : undefined, `the file ${part.name}`), csv };
+        yield { name: part.name, bytes: failingAs(() => failure, decompressed(part.stream, gz ? 'gzip' : undefined, `the file ${part.name}`)), csv };
         reading = undefined;
         part.stream.resume(); // whatever the job did not read, so that busboy goes on
         continue;

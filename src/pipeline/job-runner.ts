@@ -280,7 +280,11 @@ export class Job {
       }
       await this.settle();
       if (this.failure) throw this.failure;
-      if (!this.parsedAny) throw new StatusError(4003, this.linesRead === 0 ? 'the request held no line' : `none of the ${this.linesRead} lines read matches the log format`);
+      if (!this.parsedAny) {
+        throw new StatusError(4003, this.linesRead === 0 ? 'the request held no line'
+          : this.gateDateFailures === this.linesRead ? `the ${this.linesRead} lines read match the log format, but their dates do not read with the date format ${JSON.stringify(this.options.dateFormat)}: set Date-Format`
+          : `none of the ${this.linesRead} lines read matches the log format`);
+      }
       this.sequential.end(this.sink);
       this.flushEvents();
       return await this.complete();

@@ -215,6 +215,10 @@ t.test('a Date-Format that reads none of the dates: 4003 that says so, not an em
   t.equal(res.status, 400);
   t.equal(res.json<{ code: number }>().code, 4003);
   t.match(res.headers['service-status-message'], /their dates do not read with the date format "YYYY-MM-DD HH:mm:ss": set Date-Format/);
+  // fewer lines than Max-Parse-Attempts: the end of the input says it too
+  const short = await post(url, SD_LINE.repeat(2), { 'Log-Format-ezproxy': EZPROXY_DEFAULT, 'Date-Format': 'YYYY-MM-DD HH:mm:ss' });
+  t.equal(short.json<{ code: number }>().code, 4003);
+  t.match(short.headers['service-status-message'], /the 2 lines read match the log format, but their dates do not read with the date format "YYYY-MM-DD HH:mm:ss": set Date-Format/);
   // a first line whose date is wrong is an unknown format; the lines after it go through
   const bad = SD_LINE.replace('30/Nov/2012', '31/Foo/2012');
   const mixed = await post(url, bad + SD_LINE, { 'Log-Format-ezproxy': EZPROXY_DEFAULT, 'Reject-Files': 'unknown-formats' });

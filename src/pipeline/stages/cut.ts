@@ -23,6 +23,8 @@ const REGEX = /^\/(.*)\/([a-z]*)$/s;
 /** flags that change what a pattern matches; `g` and `y` would make it stateful */
 const FLAGS = /^[imsu]*$/;
 const FIELD = /^[^\s;,"]+$/;
+/** names an event (a plain object) cannot hold as its own field */
+const RESERVED = new Set(['__proto__']);
 
 /** Reads an Extract header; throws ExtractError saying what is wrong. */
 export function parseExtract(value: string): ExtractSpec {
@@ -33,8 +35,8 @@ export function parseExtract(value: string): ExtractSpec {
   const expression = value.slice(first + 2, last).trim();
   const fields = value.slice(last + 2).split(',').map((f) => f.trim());
   if (!FIELD.test(source)) throw new ExtractError(`invalid extract expression: the source ${JSON.stringify(source)} is not a field name; ${USAGE}`);
-  const badField = fields.find((f) => !FIELD.test(f));
-  if (badField !== undefined) throw new ExtractError(`invalid extract expression: ${JSON.stringify(badField)} is not a field name (no spaces, ";", "," or quotes); ${USAGE}`);
+  const badField = fields.find((f) => !FIELD.test(f) || RESERVED.has(f));
+  if (badField !== undefined) throw new ExtractError(`invalid extract expression: ${JSON.stringify(badField)} is not a field name (no spaces, ";", "," or quotes, not __proto__); ${USAGE}`);
   const split = /^split\((.*)\)$/s.exec(expression);
   const regex = REGEX.exec(split ? split[1] : expression);
   if (!split && !regex) throw new ExtractError(`invalid extract expression: ${JSON.stringify(expression)} is neither /regex/flags nor split(separator); ${USAGE}`);

@@ -37,6 +37,7 @@ t.test('malformed expressions are refused, saying what to write', async (t) => {
     'login invalid => firstname', // reference cut-test
     'login => /a/ =>', 'login => /a/ => a,,b', 'login => /a/ => a b', '=> /a/ => a',
     'login => /(/ => a', 'login => /a/g => a', 'login => split() => a', 'login => /a => a',
+    'login => split(_) => a,__proto__', // would set the event's prototype, not a field
   ]) {
     let error: unknown;
     try { parseExtract(bad); } catch (err) { error = err; }

@@ -32,6 +32,16 @@ export interface JobProgress {
   report?: unknown;
 }
 
+/** The headers a job row recorded (its output settings among them); none when unreadable. */
+export function recordedHeaders(row: Pick<JobRow, 'request_headers'> | undefined): Record<string, string> {
+  try {
+    const headers: unknown = JSON.parse(row?.request_headers ?? '{}');
+    return headers !== null && typeof headers === 'object' ? (headers as Record<string, string>) : {};
+  } catch {
+    return {};
+  }
+}
+
 export const INTERRUPTED_MESSAGE = 'The service stopped while the job was running';
 
 /** The job table's statements, prepared once. */

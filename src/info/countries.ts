@@ -1,6 +1,6 @@
 import { readFile, stat } from 'node:fs/promises';
 import { Reader, type Response } from 'mmdb-lib';
-import { mmdbDecoder, recordAccess, SEPARATOR_BYTES } from '../resources/geoip-slim.js';
+import { forEachLeaf, leafOffset, mmdbDecoder, recordAccess, SEPARATOR_BYTES } from '../resources/geoip-slim.js';
 
 /** One entry of `/info/countries.json`: the reference's `{fr, en}`, plus the ISO 3166 code when known. */
 export interface Country {
@@ -33,18 +33,15 @@ export function countriesOfMmdb(db: Buffer): Country[] {
   const records = recordAccess(db.subarray(0, searchTreeSize), recordSize);
   const seen = new Set<number>();
   const byCode = new Map<string, Country>();
-  for (let node = 0; node < nodeCount; node++) {
-    for (const right of [false, true]) {
-      const value = records.get(node, right);
-      if (value <= nodeCount || seen.has(value)) continue;
-      seen.add(value);
-      const record = decoder.decode(value - nodeCount - SEPARATOR_BYTES + dataStart).value as Record<string, unknown> | null;
-      for (const key of ['country', 'registered_country', 'represented_country']) {
-        const c = countryOf(record?.[key]);
-        if (c?.code && !byCode.has(c.code)) byCode.set(c.code, c);
-      }
+  forEachLeaf(records, nodeCount, (_node, _right, value) => {
+    if (seen.has(value)) return;
+    seen.add(value);
+    const record = decoder.decode(leafOffset(value, nodeCount, dataStart)).value as Record<string, unknown> | null;
+    for (const key of ['country', 'registered_country', 'represented_country']) {
+      const c = countryOf(record?.[key]);
+      if (c?.code && !byCode.has(c.code)) byCode.set(c.code, c);
     }
-  }
+  });
   return [...byCode.values()].sort((a, b) => a.en.localeCompare(b.en, 'en'));
 }
 

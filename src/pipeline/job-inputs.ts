@@ -1,6 +1,6 @@
 import type { IncomingMessage } from 'node:http';
 import { finished as streamEnded, type Readable } from 'node:stream';
-import { createGunzip, createInflate } from 'node:zlib';
+import { createGunzip, createInflate, type Gunzip, type Inflate } from 'node:zlib';
 import busboy from 'busboy';
 import { StatusError } from '../status-codes.js';
 import type { JobInput } from './job-runner.js';
@@ -65,7 +65,7 @@ async function* decompressed(stream: Readable, compression: 'gzip' | 'deflate' |
     }
     return;
   }
-  const inflater = compression === 'gzip' ? createGunzip() : createInflate();
+  const inflater = createInflater(compression);
   const stopMetering = meter?.watch(stream, (err) => inflater.destroy(err));
   // A body cut off before its end (its client gone, even after sending it all: node drops the
   // unread part) must fail the inflater, which a pipe would leave waiting for ever.
@@ -111,6 +111,10 @@ async function* drainThenFail(stream: Readable): AsyncGenerator<Uint8Array> {
     stream.off('error', onError);
     for (const event of ['readable', 'end', 'close']) stream.off(event, onChange);
   }
+}
+
+function createInflater(compression: 'gzip' | 'deflate'): Gunzip | Inflate {
+  return compression === 'gzip' ? createGunzip() : createInflate();
 }
 
 /** zlib's errors are the client's (4002); others pass as they are. */
@@ -191,7 +195,7 @@ async function* multipartInputs(req: IncomingMessage, contentEncoding: 'gzip' | 
   const stopWatching = streamEnded(req, { writable: false }, (err) => { if (err) fail(err); });
   const stopMetering = meter.watch(req, fail);
   // HTTP's Content-Encoding is the whole body's: busboy reads what it decompresses to
-  const inflater = contentEncoding && (contentEncoding === 'gzip' ? createGunzip() : createInflate());
+  const inflater = contentEncoding && createInflater(contentEncoding);
   if (inflater) {
     inflater.on('error', (err) => fail(inflateError(err, contentEncoding!, 'the request body')));
     req.pipe(inflater).pipe(bb);

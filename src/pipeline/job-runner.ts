@@ -282,7 +282,7 @@ export class Job {
       if (this.failure) throw this.failure;
       if (!this.parsedAny) {
         throw new StatusError(4003, this.linesRead === 0 ? 'the request held no line'
-          : this.gateDateFailures === this.linesRead ? `the ${this.linesRead} lines read match the log format, but their dates do not read with the date format ${JSON.stringify(this.options.dateFormat)}: set Date-Format`
+          : this.gateDateFailures === this.linesRead ? `the ${this.linesRead} lines read match the log format, but their dates do not read with ${this.dateFormatName()}: set Date-Format`
           : `none of the ${this.linesRead} lines read matches the log format`);
       }
       this.sequential.end(this.sink);
@@ -391,13 +391,13 @@ export class Job {
         if (format) this.gateDateFailures++;
         rejected.push(line);
         this.traces.warn(format
-          ? `Line ${this.linesRead} matches the log format, but its date does not read with the date format ${JSON.stringify(this.options.dateFormat)}: ${line.slice(0, 300)}`
+          ? `Line ${this.linesRead} matches the log format, but its date does not read with ${this.dateFormatName()}: ${line.slice(0, 300)}`
           : `Line ${this.linesRead} does not match the log format: ${line.slice(0, 300)}`);
         if (this.gateFailures >= this.options.maxParseAttempts) {
           const formatName = this.options.format ? 'the given log format' : 'any known log format';
           throw new StatusError(4003, this.gateDateFailures === this.gateFailures
-            ? `the first ${this.gateFailures} lines match the log format, but their dates do not read with the date format ${JSON.stringify(this.options.dateFormat)}: set Date-Format (Max-Parse-Attempts)`
-            : `the first ${this.gateFailures} lines do not match ${formatName}${this.gateDateFailures ? ` (${this.gateDateFailures} of them match it but their dates do not read with the date format ${JSON.stringify(this.options.dateFormat)})` : ''} (Max-Parse-Attempts)`);
+            ? `the first ${this.gateFailures} lines match the log format, but their dates do not read with ${this.dateFormatName()}: set Date-Format (Max-Parse-Attempts)`
+            : `the first ${this.gateFailures} lines do not match ${formatName}${this.gateDateFailures ? ` (${this.gateDateFailures} of them match it but their dates do not read with ${this.dateFormatName()})` : ''} (Max-Parse-Attempts)`);
         }
         return true;
       });
@@ -408,6 +408,11 @@ export class Job {
     if (from === undefined) return undefined;
     this.startParsing(this.format!);
     return batch.subarray(from);
+  }
+
+  /** How the gate's messages name the job's date format. */
+  private dateFormatName(): string {
+    return `the date format ${JSON.stringify(this.options.dateFormat)}`;
   }
 
   /**

@@ -2,7 +2,7 @@ import fp from 'fastify-plugin';
 import { mkdirSync } from 'node:fs';
 import { join } from 'node:path';
 import { openDatabase, type Db } from '../db/database.js';
-import { JobStore, type JobRow } from '../db/jobs.js';
+import { JobStore, recordedHeaders } from '../db/jobs.js';
 import { LockFile } from '../lock-file.js';
 import { endInterruptedJob } from '../pipeline/interrupted-job.js';
 import { StartError } from '../start-error.js';
@@ -11,16 +11,6 @@ declare module 'fastify' {
   interface FastifyInstance {
     db: Db;
     jobStore: JobStore;
-  }
-}
-
-/** The headers a job row recorded (its output settings among them); none when unreadable. */
-function recordedHeaders(row: JobRow | undefined): Record<string, string> {
-  try {
-    const headers: unknown = JSON.parse(row?.request_headers ?? '{}');
-    return headers !== null && typeof headers === 'object' ? (headers as Record<string, string>) : {};
-  } catch {
-    return {};
   }
 }
 

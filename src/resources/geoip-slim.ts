@@ -166,6 +166,22 @@ export function recordAccess(tree: Buffer, recordSize: number): { get(node: numb
   throw new Error(`unsupported record size ${recordSize}`);
 }
 
+/**
+ * Calls `fn` for each record of a search tree that points into the data section (a leaf: not
+ * another node, not "nothing known"), with its value as the file holds it.
+ */
+export function forEachLeaf(records: { get(node: number, right: boolean): number }, nodeCount: number, fn: (node: number, right: boolean, value: number) => void): void {
+  for (let node = 0; node < nodeCount; node++) {
+    for (const right of [false, true]) {
+      const value = records.get(node, right);
+      if (value > nodeCount) fn(node, right, value);
+    }
+  }
+}
+
+/** Where in the file a leaf's value points: the data section starts after the tree and its separator. */
+export const leafOffset = (value: number, nodeCount: number, dataStart: number): number => value - nodeCount - SEPARATOR_BYTES + dataStart;
+
 export interface DecodeCache { get(offset: number): unknown; set(offset: number, value: unknown): void }
 export interface Decoder { decode(offset: number): { value: unknown }; decodeFast(offset: number): { value: unknown } }
 type DecoderClass = new (db: Buffer, baseOffset: number, cache?: DecodeCache) => Decoder;
@@ -198,25 +214,21 @@ export function slimMmdb(db: Buffer): Buffer {
   const newOffsetOf = new Map<number, number>(); // old record value → new one
   const offsetOfPlace = new Map<string, number>(); // identical slim records are stored once
   const writer = new PlaceWriter();
-  for (let node = 0; node < nodeCount; node++) {
-    for (const right of [false, true]) {
-      const value = records.get(node, right);
-      if (value <= nodeCount) continue; // another node, or nothing known
-      let slim = newOffsetOf.get(value);
-      if (slim === undefined) {
-        const record = decoder.decode(value - nodeCount - SEPARATOR_BYTES + dataStart).value;
-        const place = typeof record === 'object' && record !== null ? placeValues(record as MmdbRecord) : {};
-        const key = JSON.stringify(place);
-        let offset = offsetOfPlace.get(key);
-        if (offset === undefined) {
-          offset = writer.write(place);
-          offsetOfPlace.set(key, offset);
-        }
-        slim = offset + nodeCount + SEPARATOR_BYTES;
-        newOffsetOf.set(value, slim);
+  forEachLeaf(records, nodeCount, (node, right, value) => {
+    let slim = newOffsetOf.get(value);
+    if (slim === undefined) {
+      const record = decoder.decode(leafOffset(value, nodeCount, dataStart)).value;
+      const place = typeof record === 'object' && record !== null ? placeValues(record as MmdbRecord) : {};
+      const key = JSON.stringify(place);
+      let offset = offsetOfPlace.get(key);
+      if (offset === undefined) {
+        offset = writer.write(place);
+        offsetOfPlace.set(key, offset);
       }
-      records.set(node, right, slim);
+      slim = offset + nodeCount + SEPARATOR_BYTES;
+      newOffsetOf.set(value, slim);
     }
-  }
+    records.set(node, right, slim);
+  });
   return Buffer.concat([tree, Buffer.alloc(SEPARATOR_BYTES), ...writer.chunks, db.subarray(metaStart)]);
 }

@@ -4,7 +4,7 @@ import { createRequire } from 'node:module';
 import ipaddr from 'ipaddr.js';
 import { Reader, type Response } from 'mmdb-lib';
 import { slimCopy } from './geoip-cache.js';
-import { METADATA_MARKER, mmdbDecoder, placeValues, SEPARATOR_BYTES, type MmdbRecord } from './geoip-slim.js';
+import { leafOffset, METADATA_MARKER, mmdbDecoder, placeValues, SEPARATOR_BYTES, type MmdbRecord } from './geoip-slim.js';
 import { PagedTree, type TreeLayout } from './geoip-tree.js';
 
 /**
@@ -161,7 +161,7 @@ export class GeoLocator {
       const decoder = mmdbDecoder(Buffer.from(data.buffer), 0, cache);
       this.record = (addr) => {
         const pointer = paged.find(addr.toByteArray());
-        return pointer ? decoder.decodeFast(pointer - tree.nodeCount - SEPARATOR_BYTES).value : null;
+        return pointer ? decoder.decodeFast(leafOffset(pointer, tree.nodeCount, 0)).value : null;
       };
     } else {
       const reader = new Reader<Response>(Buffer.from(data.buffer), { cache });

@@ -6,7 +6,7 @@ import { Type, type TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
 import { mayAccessJob } from '../plugins/auth.js';
 import { errorBody, ErrorBody } from '../http-errors.js';
 import { findResultFile, isJobId, jobDir } from '../pipeline/job-files.js';
-import type { JobRow } from '../db/jobs.js';
+import { recordedHeaders, type JobRow } from '../db/jobs.js';
 import { contentTypeWithCharset, parseResponseEncoding } from '../pipeline/writers/encoding.js';
 
 const JobParams = Type.Object({ jobId: Type.String({ maxLength: 64 }) });
@@ -53,9 +53,8 @@ export function attachment(name: string): string {
 
 /** The charset the job wrote its result in: its Response-Charset, as recorded with its headers. */
 function resultCharset(row: JobRow | undefined): string {
-  const headers = parseJson(row?.request_headers ?? null) as Record<string, string> | undefined;
   try {
-    return parseResponseEncoding(headers?.['response-charset'], undefined).charset;
+    return parseResponseEncoding(recordedHeaders(row)['response-charset'], undefined).charset;
   } catch {
     return 'utf-8';
   }

@@ -1,5 +1,9 @@
 import fp from 'fastify-plugin';
-import { StatusError } from '../status-codes.js';
+import type { FastifyInstance } from 'fastify';
+import { isStatusError, StatusError } from '../status-codes.js';
+import { readJobOptions } from '../pipeline/job-options.js';
+import { StartError } from '../start-error.js';
+import { mergeJobHeaders } from '../settings/predefined.js';
 import type { Job } from '../pipeline/job-runner.js';
 
 /** The jobs running in this process. */
@@ -40,8 +44,29 @@ declare module 'fastify' {
 export default fp(async (app) => {
   const running = new RunningJobs();
   app.decorate('runningJobs', running);
+  checkDefaultJobHeaders(app);
   // preClose runs before every onClose hook: jobs end while the pool and the database are open.
   app.addHook('preClose', async () => {
     await running.abortAll(new StatusError(5003, 'send the job again once it is back up'));
   });
 }, { name: 'jobs', dependencies: ['platforms', 'database'] });
+
+/**
+ * DEFAULT_JOB_HEADERS are read as a job's headers: one that no job could run with is a
+ * configuration mistake, said once at start rather than by every job, naming a header its
+ * client never sent.
+ */
+function checkDefaultJobHeaders(app: FastifyInstance): void {
+  const headers = app.config.defaultJobHeaders;
+  if (Object.keys(headers).length === 0) return;
+  try {
+    readJobOptions(mergeJobHeaders({}, undefined, headers), {
+      platforms: app.platforms.names,
+      middlewares: app.platforms.resources.middlewareModules,
+      defaultMiddlewares: app.config.middlewares,
+    });
+  } catch (err) {
+    if (isStatusError(err)) throw new StartError(`DEFAULT_JOB_HEADERS: ${err.message} (status ${err.code} of /info/codes)`);
+    throw err;
+  }
+}

@@ -392,10 +392,15 @@ class StepParser implements DateParser {
   secondStart = -1;
   secondEnd = -1;
 
+  /** the format has a `Z`: otherwise an offset written right after the date is read anyway */
+  private readonly namesOffset: boolean;
+
   constructor(
     private readonly steps: readonly Step[],
     private readonly zone: Zone,
-  ) {}
+  ) {
+    this.namesOffset = steps.some((s) => s.kind === 'field' && s.field === 'offset');
+  }
 
   /**
    * Whether two texts that differ only in their seconds digits are two instants of the same
@@ -544,6 +549,10 @@ class StepParser implements DateParser {
       }
     }
 
+    // A Date-Format without Z over `30/Nov/2012:00:00:11 +0500` would read the date in the default
+    // zone, hours off (the reference does): the offset the line gives is the date's own.
+    if (!this.namesOffset && epoch === undefined && pos < n) offset = trailingOffset(text, pos);
+
     if (epoch !== undefined) {
       if (!(Math.abs(epoch) <= MAX_EPOCH_MS)) return undefined;
       return { epochMs: epoch, offsetMinutes: undefined };
@@ -594,6 +603,20 @@ function readOffset(text: string, pos: number): [number, number] | undefined | n
   if (hours > 23 || minutes > 59) return null;
   const total = hours * 60 + minutes;
   return [c === 45 ? -total : total, end];
+}
+
+/**
+ * What follows the date, when it is an offset alone (`Z`, `±HHMM`, `±HH:MM`, spaces around):
+ * its minutes; undefined for anything else, which stays ignored.
+ */
+function trailingOffset(text: string, pos: number): number | undefined {
+  const n = text.length;
+  let p = pos;
+  while (p < n && text.charCodeAt(p) === 32) p++;
+  const read = readOffset(text, p);
+  if (!read || (read[1] - p !== 1 && read[1] - p < 5)) return undefined;
+  for (let k = read[1]; k < n; k++) if (text.charCodeAt(k) !== 32) return undefined;
+  return read[0];
 }
 
 /** `[+-]digits[.digits]` at pos → [value, end]. */

@@ -301,3 +301,14 @@ t.test('a date of the same minute as the one before reads as a fresh parse would
     t.pass(`${format} in ${zone}`);
   }
 });
+
+t.test('a Date-Format without Z: an offset written right after the date is read, not dropped', async (t) => {
+  const noZ = 'DD/MMM/YYYY:HH:mm:ss';
+  t.same(parsed(noZ, '30/Nov/2012:00:00:11 +0500', 'Europe/Paris'), { epochMs: at('2012-11-29T19:00:11Z'), offsetMinutes: 300 });
+  t.same(parsed('YYYY-MM-DD HH:mm:ss', '2012-11-30 13:00:13 +05:30'), { epochMs: at('2012-11-30T07:30:13Z'), offsetMinutes: 330 });
+  t.same(parsed('YYYY-MM-DDTHH:mm:ss', '2012-11-30T13:00:13Z', 'Europe/Paris'), { epochMs: at('2012-11-30T13:00:13Z'), offsetMinutes: 0 });
+  // anything else after the date stays ignored, as the reference's non-strict parsing does
+  for (const rest of [' +05', ' -0500 x', ' 0500', ' [x]', ':11 +0500']) {
+    t.same(parsed('DD/MMM/YYYY:HH:mm', `30/Nov/2012:00:00${rest}`, 'Europe/Paris'), { epochMs: at('2012-11-29T23:00:00Z'), offsetMinutes: undefined }, JSON.stringify(rest));
+  }
+});

@@ -147,6 +147,17 @@ function readCharset(value: string | undefined, code: 4015 | 4016, name: string)
   return charset;
 }
 
+/**
+ * The `charset` parameter of a body that is not multipart (`text/plain; charset=iso-8859-1`):
+ * a client that says how its log is encoded has it decoded so, as `Request-Charset` would.
+ */
+function bodyCharset(headers: RequestHeaders): string | undefined {
+  const type = header(headers, 'content-type');
+  if (type === undefined || /^\s*multipart\//i.test(type)) return undefined;
+  const m = /;\s*charset\s*=\s*"?([^";\s]+)"?/i.exec(type);
+  return m?.[1];
+}
+
 function readContentEncoding(value: string | undefined): 'gzip' | 'deflate' | undefined {
   const v = value?.trim().toLowerCase();
   if (!v || v === 'identity') return undefined;
@@ -297,7 +308,9 @@ export function readOutputSettings(headers: RequestHeaders): { output: OutputFor
  * for the first bad header: nothing has been read or written yet at that point.
  */
 export function readJobOptions(headers: RequestHeaders, ctx: OptionsContext): JobOptions {
-  const requestCharset = readCharset(header(headers, 'request-charset'), 4015, 'Request-Charset');
+  const requestCharset = header(headers, 'request-charset') !== undefined || bodyCharset(headers) === undefined
+    ? readCharset(header(headers, 'request-charset'), 4015, 'Request-Charset')
+    : readCharset(bodyCharset(headers), 4015, 'the charset of Content-Type');
   const responseEncoding = parseResponseEncoding(header(headers, 'response-charset'), header(headers, 'response-encoding'));
   const { format, ignored } = readFormat(headers);
   const dateFormat = header(headers, 'date-format')?.trim() || DEFAULT_DATE_FORMAT;

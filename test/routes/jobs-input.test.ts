@@ -96,6 +96,13 @@ t.test('Request-Charset: latin-1 and UTF-16 bodies, and a UTF-8 BOM', async (t) 
   t.equal(latin1.json<Array<{ login: string }>>()[0].login, 'JOSÉ');
   const utf16 = await post(url, iconv.encode(line + SD_LINE2, 'utf-16le'), { ...format, 'Request-Charset': 'utf-16le' });
   t.same(utf16.json<Array<{ login: string }>>().map((e) => e.login), ['JOSÉ', 'ANNE'], 'transcoded before the lines are cut');
+  const said = await post(url, iconv.encode(line, 'latin1'), { ...format, 'Content-Type': 'text/plain; charset=ISO-8859-1' });
+  t.equal(said.json<Array<{ login: string }>>()[0].login, 'JOSÉ', 'or the charset the body\'s Content-Type gives');
+  const both = await post(url, line, { ...format, 'Content-Type': 'text/plain; charset=latin1', 'Request-Charset': 'utf-8' });
+  t.equal(both.json<Array<{ login: string }>>()[0].login, 'JOSÉ', 'Request-Charset first');
+  const unknown = await post(url, line, { ...format, 'Content-Type': 'text/plain; charset=klingon' });
+  t.equal(unknown.headers['service-status'], '4015', 'an unknown one is refused as Request-Charset would be');
+  t.match(unknown.headers['service-status-message'], /the charset of Content-Type: "klingon"/);
   const bom = await post(url, Buffer.concat([Buffer.from([0xef, 0xbb, 0xbf]), Buffer.from(line)]), format);
   t.equal(bom.json<Array<{ host: string }>>()[0].host, '1.2.3.4', 'the BOM does not stick to the first field');
   const crlf = await post(url, SD_LINE.replace('\n', '\r\n') + SD_LINE2.replace('\n', '\r\n'), format);

@@ -77,7 +77,7 @@ function legacyHostname(url: string): string | undefined {
 
 /**
  * `/http/…` and `/https/…` become absolute; a URL still starting with `/` is relative (no domain);
- * any other URL without `http://` or `https://` gets `http://` (Bibliopam logs `www.site.com/path`).
+ * any other URL without `http://` or `https://` (in any case) gets `http://` (Bibliopam logs `www.site.com/path`).
  * The url keeps its port; `domain` is the lower-cased host without port and user info.
  */
 export function normaliseUrl(url: string): { url: string; domain: string | undefined } {
@@ -87,7 +87,9 @@ export function normaliseUrl(url: string): { url: string; domain: string | undef
     else if (url.startsWith('/https/')) url = 'https://' + url.slice(7);
     else return { url, domain: undefined };
   } else if (!url.startsWith('http://') && !url.startsWith('https://')) {
-    url = 'http://' + url;
+    // a scheme is case-insensitive: `HTTP://host/` is not the host "http"
+    const scheme = /^https?:\/\//i.exec(url);
+    url = scheme ? scheme[0].toLowerCase() + url.slice(scheme[0].length) : 'http://' + url;
   }
   const authorityStart = url.charCodeAt(4) === 58 ? 7 : 8; // http: or https:
   return { url, domain: hostnameOf(url, authorityStart) };

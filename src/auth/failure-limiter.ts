@@ -6,6 +6,20 @@ export interface FailureLimits {
   readonly windowMs: number;
 }
 
+/**
+ * What failed: a login (HTTP Basic), or the old password a logged user gave to change it. The
+ * profile route logs in before it checks the old password, so a successful login must not clear
+ * the wrong old passwords, or they would never reach the limit.
+ */
+export type FailureKind = 'login' | 'oldPassword';
+
+interface Failure {
+  readonly at: number;
+  /** the account tried: a success clears only its own account's failures */
+  readonly account: string;
+  readonly kind: FailureKind;
+}
+
 // Beyond this many tracked keys the expired ones are dropped, then the oldest: memory stays bounded
 // even when a client tries many different names.
 const MAX_KEYS = 50_000;
@@ -13,10 +27,12 @@ const MAX_KEYS = 50_000;
 /**
  * Counts failed logins per client address and per account name in a sliding window. While either
  * count is at its limit, logins are refused before any password check (429 with Retry-After), so
- * guessing is capped and costs the server nothing. One instance per service (no module state).
+ * guessing is capped and costs the server nothing. A success clears only its own account's
+ * failures: an attacker's login on his own account does not clear his guesses at others from the
+ * same address. One instance per service (no module state).
  */
 export class FailureLimiter {
-  private readonly failures = new Map<string, number[]>();
+  private readonly failures = new Map<string, Failure[]>();
 
   constructor(
     private readonly limits: FailureLimits,
@@ -32,29 +48,44 @@ export class FailureLimiter {
     return wait > 0 ? Math.ceil(wait / 1000) : 0;
   }
 
-  recordFailure(address: string, account: string): void {
+  recordFailure(address: string, account: string, kind: FailureKind = 'login'): void {
     const now = this.now();
+    const failure: Failure = { at: now, account, kind };
     for (const [key, max] of [[`a:${address}`, this.limits.maxPerAddress], [`u:${account}`, this.limits.maxPerAccount]] as const) {
       if (max <= 0) continue;
       const list = this.recent(key, now);
-      list.push(now);
-      // Only the last `max` failures decide (see waitMs).
-      if (list.length > max) list.splice(0, list.length - max);
+      list.push(failure);
+      // Attempts one after the other stop at `max` (refused there); concurrent ones can pass the
+      // check together. A success may take some out (its own account's): keep up to 2 × max.
+      if (list.length > 2 * max) list.splice(0, list.length - 2 * max);
       this.failures.delete(key); // re-inserted last: the map's order is the order of last failure
       this.failures.set(key, list);
     }
     if (this.failures.size > MAX_KEYS) this.shrink(now);
   }
 
-  /** A successful login clears both counts (the account's own count still caps guesses on it). */
-  recordSuccess(address: string, account: string): void {
-    this.failures.delete(`a:${address}`);
-    this.failures.delete(`u:${account}`);
+  /**
+   * A success of `kind` clears the account's failures of that kind (the account's own count
+   * still caps guesses on it) and those its address made on that account; not the address's
+   * failures on other accounts (many users may share one address behind a NAT: each clears
+   * his own typing errors only).
+   */
+  recordSuccess(address: string, account: string, kind: FailureKind = 'login'): void {
+    this.remove(`a:${address}`, (f) => f.account === account && f.kind === kind);
+    this.remove(`u:${account}`, (f) => f.kind === kind);
   }
 
   /** After an administrator sets a new password, the account's count starts again. */
   clearAccount(account: string): void {
     this.failures.delete(`u:${account}`);
+  }
+
+  private remove(key: string, cleared: (failure: Failure) => boolean): void {
+    const list = this.failures.get(key);
+    if (!list) return;
+    const kept = list.filter((f) => !cleared(f));
+    if (kept.length === 0) this.failures.delete(key);
+    else if (kept.length < list.length) this.failures.set(key, kept);
   }
 
   private waitMs(key: string, max: number): number {
@@ -63,16 +94,16 @@ export class FailureLimiter {
     const list = this.recent(key, now);
     if (list.length < max) return 0;
     // Accepted again once enough of the failures have left the window.
-    return list[list.length - max] + this.limits.windowMs - now;
+    return list[list.length - max].at + this.limits.windowMs - now;
   }
 
   /** The failures of `key` still in the window (older ones are dropped in place). */
-  private recent(key: string, now: number): number[] {
+  private recent(key: string, now: number): Failure[] {
     const list = this.failures.get(key);
     if (!list) return [];
     const from = now - this.limits.windowMs;
     let drop = 0;
-    while (drop < list.length && list[drop] <= from) drop++;
+    while (drop < list.length && list[drop].at <= from) drop++;
     if (drop > 0) list.splice(0, drop);
     if (list.length === 0) this.failures.delete(key);
     return list;

@@ -34,8 +34,10 @@ declare module 'fastify' {
     jobTickets: JobTickets;
   }
   interface FastifyRequest {
-    /** the logged user, once a check above let the request through with credentials */
+    /** the logged user, once a check above let the request through with credentials or a ticket */
     user: User | null;
+    /** the request logged in with a job ticket, not with credentials: it gets no new ticket */
+    viaTicket: boolean;
   }
 }
 
@@ -74,23 +76,39 @@ export const TICKET_TTL_MS = 6 * 3600_000;
 
 /**
  * Tickets: `?ticket=` on a GET of a job's files stands for the login of the user it was issued
- * to (by a request that logged in), for that job only and for a few hours. A page keeps its
- * password in memory and cannot put it in a link (a download, the HTML report); it puts a ticket
- * there instead. The key is drawn at start: a restart ends every ticket.
+ * to (by a request that logged in with credentials), for that job only and for a few hours. A
+ * page keeps its password in memory and cannot put it in a link (a download, the HTML report); it
+ * puts a ticket there instead. The key is drawn at start: a restart ends every ticket. The MAC
+ * also covers the account's stamp (its current password hash, see `stampOf`): a new password, set
+ * by its user or by an administrator, or the account's deletion ends its tickets, as it ends the
+ * old password.
  */
 export class JobTickets {
   private readonly key = randomBytes(32);
 
-  constructor(private readonly ttlMs = TICKET_TTL_MS) {}
+  /** `stampOf(username)`: a value that changes with the account's password; undefined without such an account. */
+  constructor(
+    private readonly stampOf: (username: string) => string | undefined,
+    private readonly ttlMs = TICKET_TTL_MS,
+  ) {}
 
-  private mac(jobId: string, expires: string, user: string): string {
-    return createHmac('sha256', this.key).update(`${jobId}.${expires}.${user}`).digest('base64url');
+  private mac(jobId: string, expires: string, user: string, stamp: string): string {
+    // jobId, expires and user hold no `.`: the fields cannot be shifted into one another.
+    return createHmac('sha256', this.key).update(`${jobId}.${expires}.${user}.${stamp}`).digest('base64url');
   }
 
-  issue(jobId: string, username: string | null, now = Date.now()): string {
+  /** The stamp a ticket of `username` is bound to ('' for an anonymous job), or undefined when the account is gone. */
+  private stamp(username: string | null): string | undefined {
+    return username === null ? '' : this.stampOf(username);
+  }
+
+  /** A ticket for `username`'s login (null: an anonymous job); undefined when there is no such account. */
+  issue(jobId: string, username: string | null, now = Date.now()): string | undefined {
+    const stamp = this.stamp(username);
+    if (stamp === undefined) return undefined;
     const expires = String(Math.floor((now + this.ttlMs) / 1000));
     const user = Buffer.from(username ?? '').toString('base64url');
-    return `${expires}.${user}.${this.mac(jobId, expires, user)}`;
+    return `${expires}.${user}.${this.mac(jobId, expires, user, stamp)}`;
   }
 
   /** The user a valid ticket of this job stands for (null: issued for an anonymous job), or undefined. */
@@ -98,11 +116,14 @@ export class JobTickets {
     const [expires, user, mac, extra] = ticket.split('.');
     if (extra !== undefined || !expires || user === undefined || !mac || !/^[0-9]+$/.test(expires)) return undefined;
     if (Number(expires) * 1000 < now) return undefined;
-    const wanted = Buffer.from(this.mac(jobId, expires, user));
+    const decoded = Buffer.from(user, 'base64url').toString('utf8');
+    const username = decoded === '' ? null : decoded;
+    const stamp = this.stamp(username);
+    if (stamp === undefined) return undefined;
+    const wanted = Buffer.from(this.mac(jobId, expires, user, stamp));
     const given = Buffer.from(mac);
     if (given.length !== wanted.length || !timingSafeEqual(given, wanted)) return undefined;
-    const username = Buffer.from(user, 'base64url').toString('utf8');
-    return { username: username === '' ? null : username };
+    return { username };
   }
 }
 
@@ -175,7 +196,8 @@ export default fp(async (app) => {
     return auth.jobs === 'always' || (auth.jobs === 'when-users-exist' && users.count() > 0);
   }
 
-  const tickets = new JobTickets();
+  // The stored hash changes (new salt) with every new password: it stands for the password's state.
+  const tickets = new JobTickets((username) => users.passwordHash(username));
 
   /** A `?ticket=` on a GET of a job's files: its user (the route's `jobId`), or a refusal. */
   function ticketCheck(request: FastifyRequest): ApiError | undefined {
@@ -185,6 +207,7 @@ export default fp(async (app) => {
     const user = holder?.username ? users.get(holder.username) : undefined;
     if (!holder || (holder.username !== null && !user)) return new ApiError(401, 'invalidTicket');
     request.user = user ?? null;
+    request.viaTicket = true;
     return undefined;
   }
 
@@ -209,6 +232,7 @@ export default fp(async (app) => {
   });
 
   app.decorateRequest('user', null);
+  app.decorateRequest('viaTicket', false);
   app.decorate('userStore', users);
   app.decorate('loginLimiter', limiter);
   app.decorate('requireUser', requireUser);

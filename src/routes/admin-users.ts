@@ -176,10 +176,12 @@ export default async function adminUserRoutes(instance: FastifyInstance): Promis
     const password = newPassword(body.newPassword!, body.confirm, me.username);
     const hash = app.userStore.passwordHash(me.username);
     if (hash === undefined || !(await verifyPassword(hash, body.oldPassword!))) {
-      // A wrong old password counts as a failed login: the same limit applies.
-      app.loginLimiter.recordFailure(request.ip, me.username);
+      // A wrong old password counts as a failed login (the same limit applies), of its own kind:
+      // the login this request just made must not clear it.
+      app.loginLimiter.recordFailure(request.ip, me.username, 'oldPassword');
       fail(400, 'wrongPassword');
     }
+    app.loginLimiter.recordSuccess(request.ip, me.username, 'oldPassword');
     app.userStore.setPasswordHash(me.username, await hashPassword(password));
     request.log.info({ user: me.username }, 'password changed');
     return reply.code(204).send(null);

@@ -39,8 +39,8 @@ export const JobProgressSchema = Type.Object({
   result: Type.Boolean(),
   predefinedSettings: Type.Union([Type.String(), Type.Null()]),
   /**
-   * for a caller who logged in: `?ticket=` to add to the links of the job's files (a page cannot
-   * put its credentials in a link); null otherwise
+   * for a caller who logged in with credentials: `?ticket=` to add to the links of the job's files
+   * (a page cannot put its credentials in a link); null otherwise (a call made with a ticket included)
    */
   ticket: Type.Union([Type.String(), Type.Null()]),
 });
@@ -128,7 +128,8 @@ export default async function jobResultRoutes(instance: FastifyInstance): Promis
   }, async (request, reply) => {
     const { jobId } = request.params;
     reply.header('Cache-Control', 'no-store');
-    const ticket = request.user ? app.jobTickets.issue(jobId, request.user.username) : null;
+    // Only a login with credentials earns a ticket: one opened with a ticket would renew it forever.
+    const ticket = request.user && !request.viaTicket ? (app.jobTickets.issue(jobId, request.user.username) ?? null) : null;
     const job = app.runningJobs.get(jobId);
     if (job) {
       const p = job.progress();

@@ -29,7 +29,7 @@ t.test('an account is refused after failures from many addresses', async (t) => 
   t.equal(l.retryAfter('10.0.0.99', 'victim'), 0, 'cleared after a new password');
 });
 
-t.test('a success clears the counts', async (t) => {
+t.test('a success clears its account\'s counts', async (t) => {
   const now = { t: 0 };
   const l = limiter(now);
   l.recordFailure('1.1.1.1', 'a');
@@ -44,4 +44,43 @@ t.test('a zero limit turns a check off', async (t) => {
   const l = new FailureLimiter({ maxPerAddress: 0, maxPerAccount: 0, windowMs: 60_000 });
   for (let i = 0; i < 100; i++) l.recordFailure('1.1.1.1', 'a');
   t.equal(l.retryAfter('1.1.1.1', 'a'), 0);
+});
+
+t.test('a success clears only its own account\'s failures, not the address\'s guesses at others', async (t) => {
+  const now = { t: 0 };
+  const l = limiter(now);
+  l.recordFailure('1.1.1.1', 'victim1');
+  l.recordFailure('1.1.1.1', 'victim2');
+  l.recordSuccess('1.1.1.1', 'mallory');
+  l.recordFailure('1.1.1.1', 'victim3');
+  t.equal(l.retryAfter('1.1.1.1', 'mallory'), 60, 'a login on one\'s own account does not buy more guesses');
+
+  // Behind one NAT address: a user who mistyped, then logged in, takes his own failures out.
+  const nat = limiter(now);
+  nat.recordFailure('9.9.9.9', 'jane');
+  nat.recordFailure('9.9.9.9', 'jane');
+  nat.recordFailure('9.9.9.9', 'paul');
+  t.ok(nat.retryAfter('9.9.9.9', 'jane') > 0);
+  nat.recordSuccess('9.9.9.9', 'jane');
+  t.equal(nat.retryAfter('9.9.9.9', 'jane'), 0, 'jane is not counted any more');
+  nat.recordFailure('9.9.9.9', 'lucy');
+  t.equal(nat.retryAfter('9.9.9.9', 'jane'), 0, 'paul and lucy: 2 failures');
+});
+
+t.test('wrong old passwords: a login does not clear them, a right old password does', async (t) => {
+  const now = { t: 0 };
+  const l = limiter(now);
+  // The profile route logs in (a success), then checks the old password.
+  for (let i = 0; i < 3; i++) {
+    t.equal(l.retryAfter('1.1.1.1', 'jane'), 0, `attempt ${i + 1}`);
+    l.recordSuccess('1.1.1.1', 'jane');
+    l.recordFailure('1.1.1.1', 'jane', 'oldPassword');
+  }
+  t.equal(l.retryAfter('1.1.1.1', 'jane'), 60, 'the 4th is refused');
+
+  const again = limiter(now);
+  for (let i = 0; i < 2; i++) again.recordFailure('1.1.1.1', 'jane', 'oldPassword');
+  again.recordSuccess('1.1.1.1', 'jane', 'oldPassword');
+  for (let i = 0; i < 2; i++) again.recordFailure('1.1.1.1', 'jane', 'oldPassword');
+  t.equal(again.retryAfter('1.1.1.1', 'jane'), 0, 'counted again from the right old password');
 });

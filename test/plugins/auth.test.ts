@@ -101,6 +101,21 @@ t.test('repeated failures are refused for a while', async (t) => {
   t.equal((await attempt(basic(USER.userid, reset.json().password), '192.0.2.201')).statusCode, 403, 'logged in (and not an administrator)');
 });
 
+t.test('a login on one\'s own account does not clear the address\'s guesses at others', async (t) => {
+  const ta = await testApp(t);
+  const { user } = await withUsers(t, ta);
+  const attempt = (authorization: string) =>
+    ta.inject({ method: 'GET', url: '/api/admin/users', headers: { authorization }, remoteAddress: '203.0.113.9' });
+  for (let i = 0; i < 4; i++) {
+    t.equal((await attempt(basic(ADMIN.userid, `Guess-number-${i}`))).statusCode, 401, `guess ${i + 1}`);
+    t.equal((await attempt(user)).statusCode, 403, 'logged in on the own account between guesses');
+  }
+  t.equal((await attempt(basic(ADMIN.userid, 'Guess-number-4'))).statusCode, 401, 'guess 5');
+  const refused = await attempt(basic(ADMIN.userid, 'Guess-number-5'));
+  t.equal(refused.statusCode, 429, 'the 6th guess is refused: the logins did not clear the others');
+  t.ok(Number(refused.headers['retry-after']) > 0);
+});
+
 t.test('a browser page of another site cannot act with cached credentials', async (t) => {
   const ta = await testApp(t);
   const { admin } = await withUsers(t, ta);

@@ -309,6 +309,34 @@ t.test('passwords: reset by an administrator, changed by their owner', async (t)
   t.equal((await profile(basic(USER.userid, next), { section: 'x' })).statusCode, 400, 'the new one works');
   t.equal((await profile('', { section: 'password' })).statusCode, 401, 'the profile needs a login');
 });
+t.test('wrong old passwords reach the limit, though each request logs in first', async (t) => {
+  const ta = await testApp(t);
+  const { user } = await withUsers(t, ta);
+  const next = 'Fresh-words-88';
+  const change = (oldPassword: string, authorization = user, remoteAddress = '203.0.113.20') => ta.inject({
+    method: 'POST', url: '/api/admin/profile', headers: { authorization }, remoteAddress,
+    payload: { section: 'password', oldPassword, newPassword: next, confirm: next },
+  });
+  for (let i = 0; i < 5; i++) {
+    const res = await change(`Wrong-guess-${i}`);
+    t.equal(res.statusCode, 400, `wrong old password ${i + 1}`);
+    t.equal(res.json().message, 'wrongPassword');
+  }
+  const refused = await change(USER.password);
+  t.equal(refused.statusCode, 429, 'the 6th attempt is refused, even with the right old password');
+  t.same(refused.json(), { statusCode: 429, error: 'Too Many Requests', message: 'tooManyFailures' });
+  const retry = Number(refused.headers['retry-after']);
+  t.ok(retry > 0 && retry <= 900, `Retry-After ${retry} s`);
+
+  // From another address (the account's own count is not at its limit): a right old password
+  // changes it and clears the wrong ones.
+  const other = '198.51.100.30';
+  for (let i = 0; i < 4; i++) t.equal((await change(`Other-guess-${i}`, user, other)).statusCode, 400);
+  t.equal((await change(USER.password, user, other)).statusCode, 204);
+  const mine = basic(USER.userid, next);
+  for (let i = 0; i < 4; i++) t.equal((await change(`Later-guess-${i}`, mine, other)).statusCode, 400, `counted again from zero ${i + 1}`);
+});
+
 t.test('no password, hash or generated secret leaves the server', async (t) => {
   const ta = await testApp(t);
   const { admin, user } = await withUsers(t, ta);

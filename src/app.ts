@@ -27,6 +27,7 @@ import jobResultRoutes from './routes/job-result.js';
 import sessionRoutes from './routes/session.js';
 import securityHeaders from './plugins/security-headers.js';
 import hostNames from './plugins/host-names.js';
+import { clientErrorHandler } from './client-errors.js';
 
 declare module 'fastify' {
   interface FastifyInstance {
@@ -75,7 +76,11 @@ export async function buildApp(config: Config, logger: boolean | object = { leve
     // Loading the platforms and resources takes seconds, more on a first start (the slim copy of
     // the geolocation file is made then): Fastify's 10 s per plugin would refuse a slow machine.
     pluginTimeout: 120_000,
+    clientErrorHandler,
   });
+  // A client that closes its side once its upload is sent (`nc -N`, some proxies) still reads the
+  // answer: node's default took that for a disconnection and aborted the job.
+  (app.server as typeof app.server & { httpAllowHalfOpen: boolean }).httpAllowHalfOpen = true;
   app.decorate('config', config);
   const routeList: Array<{ method: string; url: string }> = [];
   app.addHook('onRoute', (route) => {

@@ -230,3 +230,34 @@ async function* multipartInputs(req: IncomingMessage, contentEncoding: 'gzip' | 
     }
   }
 }
+
+/**
+ * The items of `source` until `signal` aborts, then its reason thrown, as if the source had
+ * failed: the job reads what came before as it reads the lines before a broken upload. For what
+ * the connection tells from outside the body's stream (an upload idle too long, a body cut before
+ * its declared length), where destroying the request would take the answer's socket with it.
+ */
+export async function* breakable<T>(source: AsyncIterable<T>, signal: AbortSignal): AsyncGenerator<T> {
+  const iterator = source[Symbol.asyncIterator]();
+  let onAbort = (): void => undefined;
+  const broken = new Promise<never>((_, reject) => {
+    onAbort = () => reject(signal.reason);
+    if (signal.aborted) onAbort();
+    else signal.addEventListener('abort', onAbort, { once: true });
+  });
+  broken.catch(() => undefined);
+  let pending = false;
+  try {
+    for (;;) {
+      pending = true;
+      const step = await Promise.race([iterator.next(), broken]);
+      pending = false;
+      if (step.done) return;
+      yield step.value;
+    }
+  } finally {
+    signal.removeEventListener('abort', onAbort);
+    // a next() still waiting (the stalled upload) would hold return() until it settles
+    if (!pending) await iterator.return?.();
+  }
+}

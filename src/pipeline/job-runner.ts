@@ -19,6 +19,7 @@ import { forEachLine, lineBatches } from './line-batches.js';
 import type { ParsingPool } from './parsing-pool.js';
 import { BoundedCaller, CallTimeout } from './bounded-call.js';
 import { DeniedFile, type JobOutput } from './job-output.js';
+import { breakable } from './job-inputs.js';
 import { RejectFiles } from './reject-files.js';
 import { unpackEvents } from './packed-events.js';
 import { sequentialStages, type SequentialSink, type SequentialStage } from './sequential.js';
@@ -191,6 +192,16 @@ export class Job {
     this.sequential = sequentialStages(options);
   }
 
+  /**
+   * The input breaks off for a reason the connection tells (idle upload, a body cut before its
+   * declared length): handled as a broken upload, the lines read before it still go through.
+   */
+  breakInput(reason: StatusError): void {
+    if (!this.inputBreak.signal.aborted) this.inputBreak.abort(reason);
+  }
+
+  private readonly inputBreak = new AbortController();
+
   /** Aborts the job (client gone, shutdown): reading stops and the workers' tasks are dropped. */
   abort(reason: StatusError): void {
     if (!this.failure) this.failure = reason;
@@ -250,7 +261,7 @@ export class Job {
   async run(inputs: AsyncIterable<JobInput>): Promise<JobOutcome> {
     try {
       let part = 0;
-      for await (const input of inputs) {
+      for await (const input of breakable(inputs, this.inputBreak.signal)) {
         part++;
         if (input.name !== undefined) this.report.set('files', String(part), input.name);
         const what = input.name === undefined ? 'the request body' : `file ${part}: ${input.name}`;
@@ -260,7 +271,7 @@ export class Job {
           throw new StatusError(4003, `${what} holds ${input.csv ? 'CSV events (its name or type says CSV)' : 'log lines'}, and the files before it ${input.csv ? 'log lines' : 'CSV events'}: send them as separate jobs`);
         }
         this.inputKind = kind;
-        const bytes = this.countBytes(input.bytes);
+        const bytes = this.countBytes(breakable(input.bytes, this.inputBreak.signal));
         const batches = lineBatches(input.csv ? this.csvLines(bytes) : this.batchBytes(bytes), {
           batchBytes: this.deps.config.pool.batchBytes,
           firstBatchBytes: this.deps.config.pool.firstBatchBytes,

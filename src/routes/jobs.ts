@@ -8,6 +8,7 @@ import { StatusError, isStatusError, STATUS_CODES } from '../status-codes.js';
 import { header, readJobOptions, type JobOptions, type RequestHeaders } from '../pipeline/job-options.js';
 import { Job } from '../pipeline/job-runner.js';
 import { requestInputs } from '../pipeline/job-inputs.js';
+import { BODY_CUT_SHORT } from '../client-errors.js';
 import { DeferredOutput, ResponseOutput, headerSafe, type JobOutput } from '../pipeline/job-output.js';
 import { mergeJobHeaders } from '../settings/predefined.js';
 import { REJECT_CATEGORIES, type RejectCategory } from '../pipeline/stages/types.js';
@@ -213,21 +214,30 @@ async function runJob(app: FastifyInstance, request: FastifyRequest, res: Server
   if (res.destroyed) onClose();
   else res.on('close', onClose);
   // The connection idle for IDLE_UPLOAD_MS (no read, no write completed): the job fails if it was
-  // waiting for the upload (4037) or for its client to read (4040). A client reading slowly is
-  // neither: a large write completes only once it has all been taken, so what the system still
-  // has to send is compared with the last time.
+  // waiting for the upload (4037, as a broken upload: what came before still goes through) or for
+  // its client to read (4040). A client reading slowly is neither: a large write completes only
+  // once it has all been taken, so what the system still has to send is watched in between.
   const idle = app.config.limits.idleUploadMs;
+  let sampler: NodeJS.Timeout | undefined;
   if (idle > 0) {
-    let unsent = Infinity;
+    let unsent = unsentBytes(res);
+    let movedAt = Date.now();
+    const sample = () => {
+      const now = unsentBytes(res);
+      if (now !== unsent) { unsent = now; movedAt = Date.now(); }
+    };
+    sampler = setInterval(sample, Math.max(idle / 4, 10));
+    sampler.unref();
     res.setTimeout(idle, () => {
-      const before = unsent;
-      unsent = unsentBytes(res) ?? Infinity;
-      const verdict = idleVerdict({ waitingForInput: job.waitingForInput, waitingForOutput: job.waitingForOutput, answerMoved: unsent < before });
-      if (verdict === 'upload') job.abort(new StatusError(4037, `nothing received for ${idle / 1000} s`));
+      sample();
+      const verdict = idleVerdict({ waitingForInput: job.waitingForInput, waitingForOutput: job.waitingForOutput, answerMoved: Date.now() - movedAt < idle });
+      if (verdict === 'upload') job.breakInput(new StatusError(4037, `nothing received for ${idle / 1000} s`));
       else if (verdict === 'answer') job.abort(new StatusError(4040, `nothing taken for ${idle / 1000} s`));
       else res.socket?.setTimeout(idle);
     });
   }
+  // A body cut before its declared length (told by the connection: see client-errors.ts)
+  request.raw.on(BODY_CUT_SHORT, () => job.breakInput(new StatusError(4007, 'the request body ended before its declared length (Content-Length, or a chunked body without its last chunk)')));
 
   const done = (async () => {
     await job.open(output);
@@ -242,6 +252,7 @@ async function runJob(app: FastifyInstance, request: FastifyRequest, res: Server
     sendStatusError(res, new StatusError(5000, (err as Error).message), headers);
     if (!res.writableEnded) res.destroy();
   } finally {
+    clearInterval(sampler);
     // the connection may serve other requests
     if (idle > 0) res.socket?.setTimeout(0);
   }

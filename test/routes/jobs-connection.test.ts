@@ -1,0 +1,88 @@
+import t from 'tap';
+import { connect } from 'node:net';
+import { once } from 'node:events';
+import { request, type IncomingMessage } from 'node:http';
+import { startApp, EZPROXY_DEFAULT } from '../helpers/app.js';
+import { post } from '../helpers/http.js';
+
+/**
+ * What the connection tells a job from outside its body: a client that closes its side once its
+ * upload is sent, a body cut before its declared length, an upload that stops sending.
+ */
+
+const pad = (n: number) => String(n).padStart(2, '0');
+/** `n` consultations, one a second, each a double click of the one before it (held until the next comes) */
+const log = (n: number) => Array.from({ length: n }, (_, i) =>
+  `1.2.3.4 - U${i % 3} [30/Nov/2012:00:${pad(Math.floor(i / 60) % 60)}:${pad(i % 60)} +0100] "GET http://www.sciencedirect.com:80/science/article/pii/S09670645${String(i % 50).padStart(8, '0')} HTTP/1.1" 200 1\n`).join('');
+
+/** Writes `bytes`, then closes our side (a half-close: we still read), and returns all that came back. */
+function halfClosed(url: string, bytes: string): Promise<string> {
+  const { hostname, port } = new URL(url);
+  return new Promise((resolve, reject) => {
+    const socket = connect({ port: Number(port), host: hostname, allowHalfOpen: true }, () => socket.end(bytes));
+    let text = '';
+    socket.on('data', (c: Buffer) => { text += c.toString('latin1'); });
+    socket.on('end', () => resolve(text));
+    socket.on('error', reject);
+    socket.setTimeout(20_000, () => socket.destroy(new Error('no answer')));
+  });
+}
+
+const head = (length: number | 'chunked', extra = '') => `POST / HTTP/1.1\r\nHost: 127.0.0.1\r\nLog-Format-ezproxy: ${EZPROXY_DEFAULT}\r\nAccept: text/csv\r\nTE: trailers\r\n${extra}${length === 'chunked' ? 'Transfer-Encoding: chunked' : `Content-Length: ${length}`}\r\n\r\n`;
+const events = (answer: string) => answer.split('\n').filter((l) => l.includes('sciencedirect')).length;
+
+t.test('the connection and the job', async (t) => {
+  const server = await startApp({}, { POOL_THREADS: '1', IDLE_UPLOAD_MS: '1500' });
+  t.teardown(() => server.close());
+  const body = log(300);
+  const whole = await post(server.url, body, { 'Log-Format-ezproxy': EZPROXY_DEFAULT, Accept: 'text/csv' });
+  const expected = events(whole.text);
+  t.ok(expected > 50, `${expected} events from the whole log`);
+
+  t.test('a client that closes its side once its upload is sent still gets the whole answer', async (t) => {
+    const answer = await halfClosed(server.url, head(Buffer.byteLength(body)) + body);
+    t.match(answer, /^HTTP\/1\.1 200 /);
+    t.equal(events(answer), expected, 'every event');
+    t.match(answer, /\r\nJob-Done: true\r\n/, 'its job done');
+  });
+
+  t.test('a body cut before its Content-Length: the lines before the cut go through, then 4007 in-band and in the trailers', async (t) => {
+    const answer = await halfClosed(server.url, head(Buffer.byteLength(body) + 5000) + body);
+    t.match(answer, /^HTTP\/1\.1 200 /);
+    t.equal(answer.match(/HTTP\/1\.1 /g)?.length, 1, 'no second status line inside the answer');
+    t.equal(events(answer), expected, 'every event, the double clicks held at the cut included');
+    t.match(answer, /#logsift-error 4007 .*before its declared length/);
+    t.match(answer, /\r\nService-Status: 4007\r\n/);
+    t.match(answer, /\r\nJob-Done: false\r\n/);
+  });
+
+  t.test('a chunked body without its last chunk: the same', async (t) => {
+    const chunk = `${Buffer.byteLength(body).toString(16)}\r\n${body}\r\n`;
+    const answer = await halfClosed(server.url, head('chunked') + chunk);
+    t.equal(events(answer), expected);
+    t.match(answer, /\r\nService-Status: 4007\r\n/);
+  });
+
+  t.test('cut before any event was sent: a 400 with its status', async (t) => {
+    const answer = await halfClosed(server.url, head(5000) + body.slice(0, 100));
+    t.match(answer, /^HTTP\/1\.1 400 /);
+    t.match(answer, /\r\nService-Status: 4007\r\n/);
+  });
+
+  t.test('an upload that stops sending: what came before goes through, double clicks held included, then 4037 after IDLE_UPLOAD_MS', async (t) => {
+    const req = request(server.url, { method: 'POST', headers: { 'Transfer-Encoding': 'chunked', 'Log-Format-ezproxy': EZPROXY_DEFAULT, Accept: 'text/csv', TE: 'trailers' } });
+    req.on('error', () => undefined);
+    req.write(body);
+    const stalledAt = Date.now();
+    const [res] = (await once(req, 'response')) as [IncomingMessage];
+    let answer = '';
+    for await (const chunk of res) answer += chunk;
+    const after = Date.now() - stalledAt;
+    req.destroy();
+    t.equal(events(answer), expected, 'every event');
+    t.equal(res.trailers['service-status'], '4037');
+    t.match(answer, /#logsift-error 4037 /);
+    // it used to come after twice the limit: the first check always found the answer moving
+    t.ok(after < 2800, `4037 ${after} ms after the upload stopped (IDLE_UPLOAD_MS 1500)`);
+  });
+});

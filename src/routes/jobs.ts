@@ -1,7 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import { mkdir, stat } from 'node:fs/promises';
 import { dirname, join } from 'node:path';
-import type { ServerResponse } from 'node:http';
+import type { IncomingMessage, ServerResponse } from 'node:http';
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import type { RuntimeLease } from '../plugins/platforms.js';
 import { StatusError, isStatusError, STATUS_CODES } from '../status-codes.js';
@@ -74,6 +74,15 @@ export default async function jobRoutes(app: FastifyInstance): Promise<void> {
   // The body is the job's input: no parser may read it; the handler streams it.
   app.removeAllContentTypeParsers();
   app.addContentTypeParser('*', (_req, _payload, done) => done(null));
+
+  // `Expect: 100-continue` (curl sends it for bodies over 1 MB): node says "continue" at once by
+  // default, so a job refused on its headers or for capacity had its upload sent for nothing.
+  // A job's upload is asked for once its headers are accepted (handleJobRequest); other
+  // requests are told to continue at once.
+  app.server.on('checkContinue', (req: IncomingMessage, res: ServerResponse) => {
+    if (!isJobUpload(req)) res.writeContinue();
+    app.server.emit('request', req, res);
+  });
 
   // The job runs to its end with the platforms, pool and versions current now, even if an
   // update installs new ones meanwhile.
@@ -148,6 +157,10 @@ async function handleJobRequest(app: FastifyInstance, request: FastifyRequest, r
   }
   const limit = app.config.limits.maxConcurrentJobs;
   if (limit > 0 && app.runningJobs.size >= limit) return refuse(new StatusError(5004, `MAX_CONCURRENT_JOBS allows ${limit}`), { 'Retry-After': '30' });
+  const maxUpload = app.config.limits.maxUploadBytes;
+  const declared = Number(request.headers['content-length'] ?? 0);
+  if (maxUpload > 0 && declared > maxUpload) return refuse(new StatusError(4034, `the body announces ${declared} bytes, more than ${maxUpload} (MAX_UPLOAD_BYTES)`));
+  if (/^\s*100-continue\s*$/i.test(header(request.headers, 'expect') ?? '')) reply.raw.writeContinue();
   reply.hijack();
   await runJob(app, request, reply.raw, options, lease, mode, setting);
 }
@@ -257,6 +270,12 @@ async function runJob(app: FastifyInstance, request: FastifyRequest, res: Server
     if (idle > 0) res.socket?.setTimeout(0);
   }
   discardRest(request);
+}
+
+/** A job's upload: `POST /` or `PUT /{jobID}` (the routes whose body is read only once the job is accepted). */
+function isJobUpload(req: IncomingMessage): boolean {
+  const path = (req.url ?? '').split('?')[0];
+  return (req.method === 'POST' && path === '/') || (req.method === 'PUT' && /^\/[^/]+\/?$/.test(path));
 }
 
 /**

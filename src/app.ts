@@ -1,7 +1,7 @@
 import Fastify, { type FastifyInstance, type FastifyRequest } from 'fastify';
 import type { Config } from './config.js';
 import { APP_VERSION } from './version.js';
-import { schemaErrorFormatter } from './http-errors.js';
+import { refuseNonFiniteNumbers, schemaErrorFormatter } from './http-errors.js';
 import { PROJECT_ROOT } from './paths.js';
 import { readBuildInfo, type BuildInfo } from './build-info.js';
 import databasePlugin from './plugins/database.js';
@@ -76,6 +76,8 @@ export async function buildApp(config: Config, logger: boolean | object = { leve
     pluginTimeout: 120_000,
   });
   app.decorate('config', config);
+  // Before any route is added, so that every route has it.
+  app.addHook('preHandler', refuseNonFiniteNumbers);
   const routeList: Array<{ method: string; url: string }> = [];
   app.addHook('onRoute', (route) => {
     for (const method of [route.method].flat()) routeList.push({ method, url: route.url });

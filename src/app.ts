@@ -1,7 +1,7 @@
 import Fastify, { type FastifyInstance, type FastifyRequest } from 'fastify';
-import type { Config } from './config.js';
+import type { Config, TrustProxy } from './config.js';
 import { APP_VERSION } from './version.js';
-import { schemaErrorFormatter } from './http-errors.js';
+import { refuseNonFiniteNumbers, schemaErrorFormatter } from './http-errors.js';
 import { PROJECT_ROOT } from './paths.js';
 import { readBuildInfo, type BuildInfo } from './build-info.js';
 import databasePlugin from './plugins/database.js';
@@ -53,19 +53,35 @@ export interface BuildOptions {
 
 function listeningUrl(app: FastifyInstance, request?: FastifyRequest): string {
   if (app.config.publicBaseUrl) return app.config.publicBaseUrl;
-  // With trustProxy, Fastify reads host and protocol from X-Forwarded-Host/-Proto.
-  if (request && app.config.trustProxy && /^[a-zA-Z0-9.\-:[\]]+$/.test(request.host)) return `${request.protocol}://${request.host}`;
+  // With trustProxy, Fastify reads host and protocol from X-Forwarded-Host/-Proto, whatever they say.
+  if (request && app.config.trustProxy !== false && /^[a-zA-Z0-9.\-:[\]]+$/.test(request.host)) {
+    const forwarded = String(request.protocol).toLowerCase();
+    // anything else (javascript:) is not a URL to announce; the service itself speaks plain HTTP
+    const protocol = forwarded === 'http' || forwarded === 'https' ? forwarded : 'http';
+    return `${protocol}://${request.host}`;
+  }
   const address = app.server.address();
   const port = typeof address === 'object' && address ? address.port : app.config.port;
   const host = ['0.0.0.0', '::', ''].includes(app.config.host) ? 'localhost' : app.config.host;
   return `http://${host.includes(':') ? `[${host}]` : host}:${port}`;
 }
 
+/**
+ * Fastify's trustProxy for TRUST_PROXY. A number of proxies becomes a trust function: Fastify 5
+ * takes a bare hop count for "trust nothing" (it cannot check the peer's address): with a count,
+ * whoever connects is taken for the nearest proxy, so the service must be reachable only through it.
+ */
+function fastifyTrustProxy(trust: TrustProxy): boolean | string[] | ((address: string, hop: number) => boolean) {
+  if (trust === false) return false;
+  if (typeof trust === 'number') return (_address, hop) => hop < trust;
+  return [...trust];
+}
+
 /** Builds the service (not listening): plugins for shared services, then the route families. */
 export async function buildApp(config: Config, logger: boolean | object = { level: config.logLevel }, options: BuildOptions = {}): Promise<FastifyInstance> {
   const app = Fastify({
     logger,
-    trustProxy: config.trustProxy,
+    trustProxy: fastifyTrustProxy(config.trustProxy),
     // Uploads of many gigabytes take as long as they take: no whole-request timeout.
     requestTimeout: 0,
     bodyLimit: 1024 * 1024,
@@ -82,6 +98,8 @@ export async function buildApp(config: Config, logger: boolean | object = { leve
   // answer: node's default took that for a disconnection and aborted the job.
   (app.server as typeof app.server & { httpAllowHalfOpen: boolean }).httpAllowHalfOpen = true;
   app.decorate('config', config);
+  // Before any route is added, so that every route has it.
+  app.addHook('preHandler', refuseNonFiniteNumbers);
   const routeList: Array<{ method: string; url: string }> = [];
   app.addHook('onRoute', (route) => {
     for (const method of [route.method].flat()) routeList.push({ method, url: route.url });

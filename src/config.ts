@@ -1,6 +1,7 @@
 import { statSync } from 'node:fs';
 import { availableParallelism } from 'node:os';
 import { delimiter, isAbsolute, join, resolve } from 'node:path';
+import ipaddr from 'ipaddr.js';
 import pino from 'pino';
 import { PROJECT_ROOT } from './paths.js';
 import { checkTimeZone } from './pipeline/dates.js';
@@ -30,7 +31,8 @@ export interface Config {
    * address the service listens on. Never taken from a request's Host or X-Forwarded-* headers.
    */
   readonly publicBaseUrl?: string;
-  readonly trustProxy: boolean;
+  /** TRUST_PROXY: which X-Forwarded-* entries are the proxies' own (false: none) */
+  readonly trustProxy: TrustProxy;
   readonly logLevel: string;
   readonly pool: {
     /** parsing worker threads */
@@ -134,6 +136,13 @@ export interface UpdatesConfig {
   /** `origin`/`branch` override the checkout's own remote and current branch */
   readonly app: PartOrigin;
 }
+
+/**
+ * The reverse proxies in front: how many (each appends the address it saw to X-Forwarded-For,
+ * so the client's is that many entries from the right), or their addresses and CIDR ranges
+ * (proxy-addr's `loopback`, `linklocal`, `uniquelocal` too); false: none, X-Forwarded-* unused.
+ */
+export type TrustProxy = false | number | readonly string[];
 
 export const JOB_AUTH_POLICIES = ['always', 'when-users-exist', 'never'] as const;
 export type JobAuthPolicy = (typeof JOB_AUTH_POLICIES)[number];
@@ -265,6 +274,42 @@ function bool(env: NodeJS.ProcessEnv, name: string, fallback: boolean): boolean 
   throw new StartError(`${name} must be ${TRUE_WORDS.join(', ')} or ${FALSE_WORDS.join(', ')}, got ${JSON.stringify(env[name])}`);
 }
 
+const PROXY_RANGE_NAMES = ['loopback', 'linklocal', 'uniquelocal'];
+const MAX_PROXY_HOPS: IntRange = { min: 1, max: 32 };
+
+/** An address or CIDR range as proxy-addr reads it (a bare prefix length: netmasks are not taken). */
+function isProxyAddress(text: string): boolean {
+  if (PROXY_RANGE_NAMES.includes(text)) return true;
+  const slash = text.indexOf('/');
+  const address = slash < 0 ? text : text.slice(0, slash);
+  const v4 = ipaddr.IPv4.isValidFourPartDecimal(address);
+  if (!v4 && !ipaddr.IPv6.isValid(address)) return false;
+  if (slash < 0) return true;
+  const bits = text.slice(slash + 1);
+  // proxy-addr refuses a prefix of 0 (it would trust every address)
+  return /^\d{1,3}$/.test(bits) && Number(bits) >= 1 && Number(bits) <= (v4 ? 32 : 128);
+}
+
+/**
+ * TRUST_PROXY: true (one proxy), a number of proxies, or a comma list of proxy addresses. Not
+ * Fastify's trust-everything `true`: that takes the leftmost X-Forwarded-For entry, which the
+ * client writes itself, for the address the login limits count.
+ */
+function trustProxy(env: NodeJS.ProcessEnv, name: string): TrustProxy {
+  const raw = env[name]?.trim() ?? '';
+  if (raw === '' || FALSE_WORDS.includes(raw.toLowerCase())) return false;
+  if (TRUE_WORDS.includes(raw.toLowerCase())) return 1;
+  const expected = `${TRUE_WORDS.join(', ')} (one proxy), ${FALSE_WORDS.join(', ')}, a number of proxies from ${MAX_PROXY_HOPS.min} to ${MAX_PROXY_HOPS.max}, or a comma list of the proxies' addresses or CIDR ranges (e.g. 10.0.0.5,fd00::/8)`;
+  if (/^\d+$/.test(raw)) {
+    if (!inRange(Number(raw), MAX_PROXY_HOPS)) throw new StartError(`${name} must be ${expected}, got ${JSON.stringify(env[name])}`);
+    return Number(raw);
+  }
+  const list = raw.split(',').map((a) => a.trim());
+  const bad = list.find((a) => !isProxyAddress(a));
+  if (bad !== undefined) throw new StartError(`${name} must be ${expected}, got ${JSON.stringify(env[name])} (${JSON.stringify(bad)} is not an address or range)`);
+  return Object.freeze(list);
+}
+
 /** A JSON object of header names to string values (the headers applied to every job). */
 function headerMap(env: NodeJS.ProcessEnv, name: string): Record<string, string> {
   const raw = env[name];
@@ -314,7 +359,7 @@ export function readConfig(env: NodeJS.ProcessEnv = process.env, overrides: Part
     resourcesDir: join(reposDir, 'resources'),
     publicDir: join(PROJECT_ROOT, 'public'),
     publicBaseUrl: baseUrl(env, 'PUBLIC_BASE_URL'),
-    trustProxy: bool(env, 'TRUST_PROXY', false),
+    trustProxy: trustProxy(env, 'TRUST_PROXY'),
     logLevel: logLevel(env, 'LOG_LEVEL'),
     pool: {
       threads: int(env, 'POOL_THREADS', Math.max(1, availableParallelism()), { min: 1, max: 1024 }),

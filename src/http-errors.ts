@@ -1,5 +1,5 @@
 import { STATUS_CODES as HTTP_STATUS } from 'node:http';
-import type { FastifyError, FastifyReply, FastifyRequest, FastifySchemaValidationError } from 'fastify';
+import type { FastifyError, FastifyReply, FastifyRequest, FastifySchemaValidationError, HookHandlerDoneFunction } from 'fastify';
 import { Type } from '@fastify/type-provider-typebox';
 
 /**
@@ -59,6 +59,62 @@ export function apiErrorHandler(error: FastifyError | ApiError, request: Fastify
     ? 'invalidBody'
     : camelCase(HTTP_STATUS[status] ?? 'error');
   return sendApiError(reply, new ApiError(status, code));
+}
+
+/**
+ * Error handler for the public information routes: a refusal keeps Fastify's answer (a schema
+ * failure names the field), but a 5xx says nothing of its cause, which goes to the log.
+ */
+export function hideServerErrors(error: FastifyError, request: FastifyRequest, reply: FastifyReply): FastifyReply {
+  const status = error.statusCode ?? 500;
+  // Thrown on: the parent (Fastify's own) handler answers it.
+  if (status >= 400 && status < 500) throw error;
+  request.log.error({ err: error }, 'request failed');
+  return reply.code(500).send(errorBody(500, 'internalError'));
+}
+
+const escapePointer = (key: string) => key.replace(/~/g, '~0').replace(/\//g, '~1');
+
+/** The JSON pointer of a number that is not finite in parsed data (objects and arrays only), if any. */
+export function nonFinitePath(value: unknown): string | undefined {
+  const queue: Array<[unknown, string]> = [[value, '']];
+  for (let i = 0; i < queue.length; i++) {
+    const [v, path] = queue[i];
+    if (typeof v === 'number') {
+      if (!Number.isFinite(v)) return path;
+    } else if (v !== null && typeof v === 'object') {
+      // Parsed data only: a Buffer or stream body is not walked.
+      const proto = Object.getPrototypeOf(v);
+      if (!Array.isArray(v) && proto !== Object.prototype && proto !== null) continue;
+      for (const [k, child] of Object.entries(v)) queue.push([child, `${path}/${escapePointer(k)}`]);
+    }
+  }
+  return undefined;
+}
+
+const CHECKED_PARTS = [['params', 'params'], ['body', 'body'], ['querystring', 'query']] as const;
+
+/**
+ * preHandler for every route: Ajv's coercion reads `1e400` (and `Infinity`) as a number and
+ * skips `minimum`/`maximum` for numbers that are not finite, so `?days=1e400` passed an integer
+ * schema as Infinity and reached the handler. Such a value in a validated part is refused as a
+ * schema failure of its field, the 400 every route's error handler already answers.
+ */
+export function refuseNonFiniteNumbers(request: FastifyRequest, _reply: FastifyReply, done: HookHandlerDoneFunction): void {
+  const schema = request.routeOptions.schema;
+  if (schema) {
+    for (const [part, property] of CHECKED_PARTS) {
+      if (!schema[part]) continue;
+      // Fastify's params and query objects have prototypes of their own: copied to plain ones.
+      const data = property === 'body' ? request.body : { ...(request[property] as object) };
+      const path = nonFinitePath(data);
+      if (path === undefined) continue;
+      const validation: FastifySchemaValidationError[] = [{ keyword: 'type', instancePath: path, schemaPath: '', params: {}, message: 'must be a finite number' }];
+      const error = Object.assign(schemaErrorFormatter(validation, part), { statusCode: 400, code: 'FST_ERR_VALIDATION', validation, validationContext: part });
+      return done(error);
+    }
+  }
+  done();
 }
 
 /**

@@ -79,10 +79,15 @@ t.test('PUBLIC_BASE_URL, TRUST_PROXY, LOG_LEVEL: only what they can use', async 
     t.throws(() => readConfig({ PUBLIC_BASE_URL: url }), /PUBLIC_BASE_URL must be an absolute http:\/\/ or https:\/\/ URL/, url);
   }
   t.equal(readConfig({ PUBLIC_BASE_URL: 'https://logs.example.org/logsift/' }).publicBaseUrl, 'https://logs.example.org/logsift');
-  t.throws(() => readConfig({ TRUST_PROXY: 'maybe' }), /TRUST_PROXY must be true, 1, yes, on or false, 0, no, off, got "maybe"/);
-  t.equal(readConfig({ TRUST_PROXY: 'TRUE' }).trustProxy, true);
-  t.equal(readConfig({ TRUST_PROXY: 'off' }).trustProxy, false);
+  for (const yes of ['TRUE', 'true', '1', 'yes', 'on']) t.equal(readConfig({ TRUST_PROXY: yes }).trustProxy, 1, `${yes}: one proxy in front`);
+  for (const no of ['off', 'false', '0', 'no', '']) t.equal(readConfig({ TRUST_PROXY: no }).trustProxy, false, JSON.stringify(no));
   t.equal(readConfig({}).trustProxy, false);
+  t.equal(readConfig({ TRUST_PROXY: ' 2 ' }).trustProxy, 2, 'a number of proxies');
+  t.same(readConfig({ TRUST_PROXY: '10.0.0.5, 192.168.0.0/16,fd00::/8, ::1,loopback' }).trustProxy, ['10.0.0.5', '192.168.0.0/16', 'fd00::/8', '::1', 'loopback'], 'the proxies\' addresses');
+  for (const bad of ['maybe', '33', '10.0.0.5,', '10.0.0.0/33', '10.0.0.0/0', '10.0.0.0/255.0.0.0', '10.1', 'fd00::/129', 'proxy.example.org', '-1', '1.5']) {
+    const error = t.throws(() => readConfig({ TRUST_PROXY: bad }), /^TRUST_PROXY must be true, 1, yes, on \(one proxy\), false, 0, no, off, a number of proxies from 1 to 32, or a comma list of the proxies' addresses or CIDR ranges \(e\.g\. 10\.0\.0\.5,fd00::\/8\), got /, bad) as Error;
+    t.notMatch(error?.message, /\n/, 'on one line');
+  }
   t.throws(() => readConfig({ LOG_LEVEL: 'loud' }), /LOG_LEVEL must be one of trace, debug, info, warn, error, fatal, silent, got "loud"/);
   t.equal(readConfig({ LOG_LEVEL: 'warn' }).logLevel, 'warn');
 });

@@ -22,6 +22,21 @@ const CSV_TYPES = new Set([
 ]);
 
 /**
+ * C0 and C1 controls (NUL, ESC of terminal sequences, DEL) and the bidirectional overrides,
+ * embeddings, isolates and marks, which reorder what a terminal or a page shows after them.
+ */
+const UNSEEN = /[\u0000-\u001f\u007f-\u009f\u061c\u200e\u200f\u202a-\u202e\u2066-\u2069]/g;
+
+/**
+ * A name from the client (a multipart file name) as it may be recorded in the traces and the
+ * report: each control and direction override becomes U+FFFD, so that an administrator reading
+ * the traces in a terminal sees that something was there and nothing it does.
+ */
+export function visibleText(text: string): string {
+  return text.replace(UNSEEN, '\ufffd');
+}
+
+/**
  * The upload limit (MAX_UPLOAD_BYTES, 0: none) counts the bytes received, before decompression:
  * `add` is told each chunk of the body as it comes and throws 4034 past the limit.
  */
@@ -180,7 +195,7 @@ async function* multipartInputs(req: IncomingMessage, contentEncoding: 'gzip' | 
   bb.on('file', (_field, stream, info) => {
     // Busboy also reports a broken body on the file's stream: never leave that unheard.
     stream.on('error', (err) => { failure ??= new StatusError(4007, err.message); signal(); });
-    parts.push({ name: info.filename ?? 'N/A', stream, mime: info.mimeType });
+    parts.push({ name: info.filename === undefined ? 'N/A' : visibleText(info.filename), stream, mime: info.mimeType });
     signal();
   });
   bb.on('close', () => { finished = true; signal(); });

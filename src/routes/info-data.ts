@@ -8,6 +8,7 @@ import type { LoadedPlatforms } from '../plugins/platforms.js';
 import { CountriesSource } from '../info/countries.js';
 import { defaultGeoipFile } from '../resources/geoip.js';
 import { join } from 'node:path';
+import { hideServerErrors } from '../http-errors.js';
 
 const VocabularyItem = Type.Object({
   code: Type.String(),
@@ -101,6 +102,7 @@ const round2 = (n: number) => Math.round(n * 100) / 100;
  */
 export default async function infoDataRoutes(instance: FastifyInstance): Promise<void> {
   const app = instance.withTypeProvider<TypeBoxTypeProvider>();
+  app.setErrorHandler(hideServerErrors);
   const started = Date.now();
 
   // Computed once per set of loaded platforms (a platforms update brings a new set).

@@ -9,6 +9,7 @@ import { routingOrder, type PlatformManifest } from '../platforms/manifest.js';
 import { routerOver } from '../platforms/platform-set.js';
 import { DEFAULT_MIDDLEWARES, BUILTIN_MIDDLEWARES } from '../pipeline/middlewares.js';
 import type { PartName } from '../updates/parts.js';
+import { hideServerErrors } from '../http-errors.js';
 
 /**
  * `git diff --name-only` paths grouped by their top folder (`{ folder: [paths] }`), as the
@@ -44,6 +45,7 @@ type RoutedSource = ReturnType<typeof routingOrder> & { readonly manifest: Platf
 
 /** The information routes, under /info and (for 3.x clients) /api/info. */
 export default async function infoRoutes(app: FastifyInstance): Promise<void> {
+  app.setErrorHandler(hideServerErrors);
   const codes: Record<string, string> = {};
   for (const [code, info] of Object.entries(STATUS_CODES)) codes[code] = info.message;
 

@@ -6,6 +6,7 @@ import { Type, type TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
 import { mayAccessJob } from '../plugins/auth.js';
 import { errorBody, ErrorBody } from '../http-errors.js';
 import { findResultFile, isJobId, jobDir } from '../pipeline/job-files.js';
+import { visibleText } from '../pipeline/job-inputs.js';
 import { recordedHeaders, type JobRow } from '../db/jobs.js';
 import { contentTypeWithCharset, parseResponseEncoding } from '../pipeline/writers/encoding.js';
 
@@ -44,6 +45,16 @@ export const JobProgressSchema = Type.Object({
    */
   ticket: Type.Union([Type.String(), Type.Null()]),
 });
+
+/**
+ * The file name a client asks its download to have (`?filename=`): its last part only, since a
+ * careless client (curl -J, a script) saves under the suggested name, and without controls;
+ * undefined when nothing usable is left.
+ */
+export function suggestedName(wanted: string | undefined): string | undefined {
+  const name = visibleText(wanted?.split(/[/\\]/).pop() ?? '').trim();
+  return name === '' || /^\.+$/.test(name) ? undefined : name;
+}
 
 /** RFC 6266: an ASCII fallback and the exact name percent-encoded. */
 export function attachment(name: string): string {
@@ -108,7 +119,7 @@ export default async function jobResultRoutes(instance: FastifyInstance): Promis
     const info = await stat(join(dir, file)).catch(() => undefined);
     if (!info?.isFile()) return notFound(reply, 'resultNotFound');
     const last = file.slice(file.lastIndexOf('.') + 1);
-    const wanted = request.query.filename?.trim();
+    const wanted = suggestedName(request.query.filename);
     const name = wanted ? `${wanted}.${last}` : `${jobId.slice(0, 8)}_${file}`;
     const type = RESULT_TYPES[last] ?? 'application/octet-stream';
     reply

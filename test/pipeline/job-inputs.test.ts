@@ -3,7 +3,7 @@ import type { IncomingMessage } from 'node:http';
 import { Readable } from 'node:stream';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { constants as zlib, gunzipSync, gzipSync } from 'node:zlib';
-import { requestInputs } from '../../src/pipeline/job-inputs.js';
+import { requestInputs, visibleText } from '../../src/pipeline/job-inputs.js';
 
 /** A request body as a socket delivers it: 16 kB chunks. */
 function body(bytes: Buffer, headers: Record<string, string>): IncomingMessage {
@@ -30,4 +30,25 @@ t.test('a gzip body cut short: a slow reader still gets every byte zlib decoded 
   }
   t.match(error, { code: 4002 }, 'the cut is an error');
   t.equal(got, decodable, `${got} of the ${decodable} bytes decodable before the cut`);
+});
+
+t.test('multipart file names are recorded without controls and direction overrides', async (t) => {
+  t.equal(visibleText('résumé 2024.log'), 'résumé 2024.log', 'other characters kept');
+  t.equal(visibleText('\u202e\u0000\u001b[31mred\u0085\u007f\u2066.log'), '\ufffd\ufffd\ufffd[31mred\ufffd\ufffd\ufffd.log');
+  const boundary = 'xyz';
+  const form = Buffer.from([
+    `--${boundary}`,
+    "Content-Disposition: form-data; name=\"f\"; filename*=UTF-8''%E2%80%AE%00%1b%5B31mred.log",
+    'Content-Type: text/plain',
+    '',
+    'a line',
+    `--${boundary}--`,
+    '',
+  ].join('\r\n'));
+  const names: Array<string | undefined> = [];
+  for await (const input of requestInputs(body(form, { 'content-type': `multipart/form-data; boundary=${boundary}` }), undefined)) {
+    names.push(input.name);
+    for await (const _ of input.bytes) { /* read through */ }
+  }
+  t.same(names, ['\ufffd\ufffd\ufffd[31mred.log']);
 });

@@ -116,6 +116,28 @@ t.test('a login on one\'s own account does not clear the address\'s guesses at o
   t.ok(Number(refused.headers['retry-after']) > 0);
 });
 
+t.test('behind a proxy (TRUST_PROXY), the address counted is the one the nearest proxy appended', async (t) => {
+  for (const [setting, proxy, hops] of [['true', '127.0.0.1', 1], ['2', '127.0.0.1', 2], ['10.0.0.5, 10.1.0.0/16', '10.0.0.5', 2]] as const) {
+    const ta = await testApp(t, { TRUST_PROXY: setting });
+    const { admin } = await withUsers(t, ta);
+    // what the client wrote, then what each proxy appended: the client's address, then the nearer proxies'
+    const chain = (client: string, written: string) => [written, client, ...(hops === 2 ? ['10.1.2.3'] : [])].join(', ');
+    const attempt = (authorization: string, client: string, written: string, remoteAddress: string = proxy) =>
+      ta.inject({ method: 'GET', url: '/api/admin/users', headers: { authorization, 'x-forwarded-for': chain(client, written) }, remoteAddress });
+
+    // a new made-up address each time: the one the proxy saw is counted all the same
+    for (let i = 0; i < 5; i++) t.equal((await attempt(basic(`guess${i}@example.org`, `Guess-number-${i}`), '203.0.113.5', `198.18.0.${i}`)).statusCode, 401, `${setting}: failure ${i + 1}`);
+    const refused = await attempt(admin, '203.0.113.5', '198.18.0.99');
+    t.equal(refused.statusCode, 429, `${setting}: the client is refused whatever it writes`);
+    t.match(ta.logs.join(''), /"ip":"203\.0\.113\.5".*login refused/, `${setting}: the address logged`);
+    t.equal((await attempt(admin, '198.51.100.7', '203.0.113.5')).statusCode, 200, `${setting}: another client writing the refused address still logs in`);
+    if (proxy === '10.0.0.5') {
+      // a peer that is not one of the proxies: its X-Forwarded-For is not read, its own address is counted
+      t.equal((await attempt(admin, '203.0.113.5', '203.0.113.5', '192.0.2.50')).statusCode, 200, 'X-Forwarded-For from a peer not listed is ignored');
+    }
+  }
+});
+
 t.test('a browser page of another site cannot act with cached credentials', async (t) => {
   const ta = await testApp(t);
   const { admin } = await withUsers(t, ta);

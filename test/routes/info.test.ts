@@ -3,7 +3,7 @@ import { mkdir, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { Value } from 'typebox/value';
 import { Type } from '@fastify/type-provider-typebox';
-import { testApp } from '../helpers/accounts.js';
+import { registerAdmin, testApp } from '../helpers/accounts.js';
 import { tempDir } from '../helpers/service.js';
 import { applyChanges, demoPlatform } from '../helpers/git-fixtures.js';
 import { AppInfoSchema, PredefinedSettingSchema, RejectInfoSchema, UsageSchema } from '../../src/routes/info-data.js';
@@ -338,4 +338,34 @@ t.test('the reference\'s other information routes: uuid, config, domains, middle
     t.same(mw.enabled, mw.config);
     t.ok(mw.available.every((name) => !mw.config.includes(name)), 'available: what the chain leaves out');
   }
+});
+
+t.test('numbers a query coerces to Infinity are a 400 naming the field, not a 500', async (t) => {
+  const ta = await testApp(t);
+  for (const query of ['days=1e400', 'top=1e400', 'days=Infinity', 'top=-1e400']) {
+    for (const prefix of ['/info', '/api/info']) {
+      const res = await ta.inject({ url: `${prefix}/usage?${query}` });
+      t.equal(res.statusCode, 400, `${prefix}/usage?${query}`);
+      t.match(res.json().message, new RegExp(`^querystring/${query.split('=')[0]} must be a finite number$`));
+    }
+  }
+  t.equal((await ta.inject({ url: '/info/usage?days=36600&top=1000' })).statusCode, 200, 'the largest values allowed');
+  // an administrator's route with a numeric query, behind its own error handler
+  const admin = await registerAdmin(t, ta);
+  const log = await ta.inject({ url: '/api/admin/app/update-log?since=1e400', headers: { authorization: admin } });
+  t.equal(log.statusCode, 400);
+  t.match(log.json(), { message: 'invalidRequest' });
+  t.notMatch(ta.bodies.join('\n'), /Invalid time value|SQLITE/);
+});
+
+t.test('a 5xx on the information routes answers a generic message', async (t) => {
+  const ta = await testApp(t);
+  const secret = `ENOENT: no such file, open '${ta.app.config.varDir}/settings/x.json'`;
+  ta.app.predefinedSettings.all = async () => { throw new Error(secret); };
+  for (const url of ['/info/predefined-settings', '/api/info/form-predefined']) {
+    const res = await ta.inject({ url });
+    t.equal(res.statusCode, 500, url);
+    t.same(res.json(), { statusCode: 500, error: 'Internal Server Error', message: 'internalError' });
+  }
+  t.match(ta.logs.join(''), /no such file/, 'the cause is logged');
 });

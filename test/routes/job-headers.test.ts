@@ -28,14 +28,25 @@ t.test('job URLs come from the listening address, never from a client Host or X-
 });
 
 t.test('behind a trusted proxy (TRUST_PROXY), the forwarded host and protocol', async (t) => {
-  const proxied = await startApp({ trustProxy: true });
+  const proxied = await startApp({ trustProxy: 1 });
   t.teardown(() => proxied.close());
   const { id, urls } = await announcedUrls(proxied.url, { 'X-Forwarded-Host': 'logs.example.org', 'X-Forwarded-Proto': 'https' });
   for (const url of urls) t.ok(url.startsWith(`https://logs.example.org/${id}`), url);
 });
 
+t.test('behind a trusted proxy, a forwarded protocol other than http or https is not used', async (t) => {
+  const proxied = await startApp({ trustProxy: 1 });
+  t.teardown(() => proxied.close());
+  for (const proto of ['javascript', 'data', 'https, javascript']) {
+    const { id, urls } = await announcedUrls(proxied.url, { 'X-Forwarded-Host': 'logs.example.org', 'X-Forwarded-Proto': proto });
+    for (const url of urls) t.ok(url.startsWith(`http://logs.example.org/${id}`), `${proto}: ${url}`);
+  }
+  const { id, urls } = await announcedUrls(proxied.url, { 'X-Forwarded-Host': 'logs.example.org', 'X-Forwarded-Proto': 'HTTPS' });
+  for (const url of urls) t.ok(url.startsWith(`https://logs.example.org/${id}`), url);
+});
+
 t.test('PUBLIC_BASE_URL wins over everything', async (t) => {
-  const configured = await startApp({ publicBaseUrl: 'https://stats.example.org/logsift', trustProxy: true });
+  const configured = await startApp({ publicBaseUrl: 'https://stats.example.org/logsift', trustProxy: 1 });
   t.teardown(() => configured.close());
   const { id, urls } = await announcedUrls(configured.url, SPOOF);
   for (const url of urls) t.ok(url.startsWith(`https://stats.example.org/logsift/${id}`), url);

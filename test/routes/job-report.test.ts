@@ -225,6 +225,27 @@ t.test('multipart: the report lists the files read', async (t) => {
   t.match(traces.body, /info: Reading file 2: tuesday\.log/);
 });
 
+t.test('multipart: a file name\'s controls and direction overrides reach neither the report nor the traces', async (t) => {
+  const line = '10.0.0.1 - A [30/Nov/2012:00:10:00 +0100] "GET http://www.sciencedirect.com:80/science/article/pii/S0012160612004174 HTTP/1.1" 200 1';
+  const body = [
+    '--xyz',
+    "Content-Disposition: form-data; name=\"f\"; filename*=UTF-8''%E2%80%AE%00%1b%5B31mred.log",
+    'Content-Type: text/plain',
+    '',
+    line,
+    '--xyz--',
+    '',
+  ].join('\r\n');
+  const res = await fetch(`${app.url}/`, { method: 'POST', body, headers: { 'Content-Type': 'multipart/form-data; boundary=xyz', Accept: 'text/csv' } });
+  t.equal(res.status, 200);
+  await res.text();
+  const id = res.headers.get('job-id')!;
+  t.same((await report(app.url, id)).files, { 1: '\ufffd\ufffd\ufffd[31mred.log' });
+  const traces = (await get(`${app.url}/${id}/job-traces.log`)).body;
+  t.match(traces, /info: Reading file 1: \ufffd\ufffd\ufffd\[31mred\.log\n/);
+  t.notMatch(traces, /[\u0000-\u0008\u000b-\u001f\u007f-\u009f\u202a-\u202e\u2066-\u2069]/, 'no control character in the traces');
+});
+
 t.test('a compressed response has a compressed denied file, named so', { skip: !datasets }, async (t) => {
   const res = await fetch(`${app.url}/`, {
     method: 'POST',

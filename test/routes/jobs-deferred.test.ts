@@ -75,6 +75,16 @@ t.test('PUT /{jobID}: events go to the result file, the response gets a heartbea
 
   const named = await get(`/${id}?filename=${encodeURIComponent('résultat final')}`);
   t.equal(named.headers.get('content-disposition'), `attachment; filename="r_sultat final.csv"; filename*=UTF-8''r%C3%A9sultat%20final.csv`);
+  // a name, not a path: only its last part, without controls; nothing usable left: the default name
+  for (const [wanted, disposition] of [
+    ['../../etc/passwd', `attachment; filename="passwd.csv"; filename*=UTF-8''passwd.csv`],
+    ['..\\..\\boot.ini', `attachment; filename="boot.ini.csv"; filename*=UTF-8''boot.ini.csv`],
+    ['\u202egnp.\u001b[0m', `attachment; filename="_gnp._[0m.csv"; filename*=UTF-8''%EF%BF%BDgnp.%EF%BF%BD%5B0m.csv`],
+    ['../..', `attachment; filename="${id.slice(0, 8)}_${result}"; filename*=UTF-8''${id.slice(0, 8)}_${result}`],
+    ['reports/', `attachment; filename="${id.slice(0, 8)}_${result}"; filename*=UTF-8''${id.slice(0, 8)}_${result}`],
+  ]) {
+    t.equal((await get(`/${id}?filename=${encodeURIComponent(wanted)}`)).headers.get('content-disposition'), disposition, JSON.stringify(wanted));
+  }
 
   const progress = await (await get(`/api/jobs/${id}/progress`)).json();
   t.match(progress, { id, state: 'done', running: false, linesRead: 50, events: 50, result: true, status: null });

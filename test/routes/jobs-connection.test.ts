@@ -86,3 +86,37 @@ t.test('the connection and the job', async (t) => {
     t.ok(after < 2800, `4037 ${after} ms after the upload stopped (IDLE_UPLOAD_MS 1500)`);
   });
 });
+
+/** Sends the head only, and returns what comes back within a short wait (the body is never sent). */
+function headOnly(url: string, head: string, waitMs = 400): Promise<string> {
+  const { hostname, port } = new URL(url);
+  return new Promise((resolve, reject) => {
+    const socket = connect(Number(port), hostname, () => socket.write(head));
+    let text = '';
+    socket.on('data', (c: Buffer) => { text += c.toString('latin1'); });
+    socket.on('error', reject);
+    setTimeout(() => { socket.destroy(); resolve(text); }, waitMs);
+  });
+}
+
+t.test('Expect: 100-continue: a job\'s upload is asked for once its headers are accepted', async (t) => {
+  const server = await startApp({}, { POOL_THREADS: '1', MAX_UPLOAD_BYTES: '100000' });
+  t.teardown(() => server.close());
+  const expect = 'Expect: 100-continue\r\n';
+  t.match(await headOnly(server.url, head(5000, expect)), /^HTTP\/1\.1 100 Continue\r\n\r\n$/, 'accepted: continue, then nothing until the body comes');
+  const bad = await headOnly(server.url, head(5000, expect).replace(EZPROXY_DEFAULT, '%Q %h'));
+  t.match(bad, /^HTTP\/1\.1 400 /, 'a bad format: refused at once, the upload never asked for');
+  t.match(bad, /\r\nService-Status: 4027\r\n/);
+  const big = await headOnly(server.url, head(47_000_000, expect));
+  t.match(big, /^HTTP\/1\.1 413 /, 'a body announced over MAX_UPLOAD_BYTES: refused before it is sent');
+  t.match(big, /\r\nService-Status: 4034\r\n/);
+  t.match(big, /announces 47000000 bytes, more than 100000 \(MAX_UPLOAD_BYTES\)/);
+  const other = await headOnly(server.url, `POST /api/admin/register HTTP/1.1\r\nHost: 127.0.0.1\r\nContent-Type: application/json\r\nContent-Length: 2\r\n${expect}\r\n`);
+  t.match(other, /^HTTP\/1\.1 100 Continue\r\n/, 'other routes are told to continue at once');
+
+  // the whole exchange, as curl does it
+  const body = log(20);
+  const answer = await halfClosed(server.url, head(Buffer.byteLength(body), expect) + body);
+  t.match(answer, /^HTTP\/1\.1 100 Continue\r\n\r\nHTTP\/1\.1 200 /);
+  t.match(answer, /\r\nJob-Done: true\r\n/);
+});

@@ -690,9 +690,11 @@ export class Job {
     else this.traces.error(`${this.linesRead} lines read but ${accounted} accounted for`);
   }
 
-  private async closeFiles(): Promise<void> {
+  /** `failure`: the denied events' file ends with the job's error line, as the result does. */
+  private async closeFiles(failure?: StatusError): Promise<void> {
     if (this.reportTimer) clearInterval(this.reportTimer);
-    await Promise.allSettled([this.deniedFile?.close(), this.rejectFiles?.close()]);
+    const marker = failure && { code: failure.code, message: failure.message };
+    await Promise.allSettled([this.deniedFile?.close(marker), this.rejectFiles?.close()]);
   }
 
   private async complete(): Promise<JobOutcome> {
@@ -716,7 +718,7 @@ export class Job {
     if (!this.failure) this.failure = error;
     if (!this.abortController.signal.aborted) this.abortController.abort(error);
     await this.settle().catch(() => undefined);
-    await this.closeFiles();
+    await this.closeFiles(error);
     const outcome: JobOutcome = error.code === 4039 || error.code === 4040 || error.code === 5003 ? 'aborted' : 'failed';
     this.state = outcome;
     const g = this.report.general;

@@ -141,6 +141,8 @@ t.test('an error after the first event: an in-band marker and the status in the 
   req.destroy();
   const row = server.app.jobStore.get(res.headers['job-id'] as string);
   t.equal(row?.state, 'failed');
+  const denied = await (await fetch(`${server.url}/${res.headers['job-id']}/denied-ecs.csv`)).text();
+  t.match(denied, /#logsift-error 4022 [^\n]*\n$/, 'the denied events\' file ends with the same line: no client takes it for complete');
 });
 
 t.test('the input breaks off: the lines before still give their events, then the marker, and the report counts them', async (t) => {

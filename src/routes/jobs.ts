@@ -222,7 +222,7 @@ async function runJob(app: FastifyInstance, request: FastifyRequest, res: Server
   // The connection may be gone already, while the job was being set up.
   const onClose = () => {
     if (res.writableFinished || (mode.deferred && request.raw.readableEnded)) return;
-    job.abort(new StatusError(4039, mode.deferred ? 'before the service had read the whole upload' : 'before the answer was complete'));
+    job.abort(new StatusError(4039, mode.deferred || !request.raw.complete ? 'before the service had read the whole upload' : 'before the answer was complete'));
   };
   if (res.destroyed) onClose();
   else res.on('close', onClose);

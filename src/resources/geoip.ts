@@ -1,5 +1,5 @@
 import { openSync } from 'node:fs';
-import { open } from 'node:fs/promises';
+import { open, rm } from 'node:fs/promises';
 import { createRequire } from 'node:module';
 import ipaddr from 'ipaddr.js';
 import { Reader, type Response } from 'mmdb-lib';
@@ -53,6 +53,15 @@ export async function loadGeoip(file: string | undefined, cacheDir?: string): Pr
       return { file, ...(await openSlim(slimFile)), slimFile };
     } catch (err) {
       slimError = (err as Error).message;
+    }
+    // A damaged copy (a disk that filled up, a hand that touched it) is made again, once: kept,
+    // it would cost every start the whole file in memory.
+    try {
+      await rm(slimFile, { force: true });
+      slimFile = await slimCopy(file, cacheDir!);
+      return { file, ...(await openSlim(slimFile)), slimFile };
+    } catch (err) {
+      slimError = `${slimError}; made again: ${(err as Error).message}`;
     }
   }
   const buffer = await readShared(file, 0);

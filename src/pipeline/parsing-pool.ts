@@ -156,7 +156,7 @@ export class ParsingPool {
       const forward = () => limit.abort(next.signal!.reason);
       next.signal?.addEventListener('abort', forward, { once: true });
       const timer = this.batchTimeoutMs > 0
-        ? setTimeout(() => limit.abort(new StatusError(4038, `more than ${this.batchTimeoutMs / 1000} s in a parsing worker (BATCH_TIMEOUT_MS): the log format's custom expressions or a platform's may backtrack catastrophically on these lines`)), this.batchTimeoutMs)
+        ? setTimeout(() => limit.abort(new StatusError(4038, `more than ${this.batchTimeoutMs / 1000} s in a parsing worker (BATCH_TIMEOUT_MS): the log format's custom expressions, the Extract header's or a platform's may backtrack catastrophically on these lines`)), this.batchTimeoutMs)
         : undefined;
       this.piscina
         .run(next.task, { transferList: [buffer], signal: limit.signal })

@@ -128,6 +128,11 @@ t.test('a custom format regex that backtracks catastrophically fails its job in 
       t.equal(sound.trailers['job-done'], 'true', `${where}: the other job is complete`);
       t.same(csvRows(sound.text), expected, `${where}: with the events it has alone`);
     }
+    // The Extract header's expression, run in the workers on every event's url: the message names it too.
+    const extract = await post(server.url, soundLog(10), { ...HEADERS, Extract: 'url => /^(\\S+)*#$/ => x' });
+    const f = failure(t, extract);
+    t.equal(f.code, 4038, 'Extract: 4038');
+    t.match(f.message, /the Extract header's/, `Extract: ${f.message}`);
   });
 });
 

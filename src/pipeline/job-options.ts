@@ -45,6 +45,8 @@ export interface JobOptions {
   readonly format?: CompiledFormat;
   /** Log-Format-<x> headers naming no known proxy (reported as a warning) */
   readonly ignoredFormatHeaders: readonly string[];
+  /** what the job's traces warn of before it starts (a setting's middleware left out…) */
+  readonly warnings: readonly string[];
   readonly dateFormat: string;
   readonly maxParseAttempts: number;
   readonly requestCharset: string;
@@ -259,6 +261,14 @@ export interface OptionsContext {
   readonly middlewares?: ReadonlyMap<string, MiddlewareModule>;
   /** the default chain (MIDDLEWARES setting) */
   readonly defaultMiddlewares?: readonly string[];
+  /**
+   * Header names (lower case) whose values a predefined setting gave, not the request: a
+   * middleware or platform such a value names that this service lacks is left out with a
+   * warning (`JobOptions.warnings`) instead of refusing the job. The community's settings name
+   * the reference's network middlewares (crossref, ezunpaywall…): refused, a librarian who picked
+   * one of them could not run a job at all.
+   */
+  readonly fromSetting?: ReadonlySet<string>;
 }
 
 /**
@@ -273,9 +283,13 @@ function readChain(
   extract: ExtractSpec | undefined,
   seen: Readonly<Record<string, string>>,
   formatFields: readonly string[],
+  warnings: string[],
 ): { middlewares: string[]; stageFields: string[] } {
   const extra = ctx.middlewares ?? new Map<string, MiddlewareModule>();
-  const middlewares = resolveMiddlewares(header(headers, 'ezpaarse-middlewares'), ctx.defaultMiddlewares ?? DEFAULT_MIDDLEWARES, (n) => isBuiltinMiddleware(n) || extra.has(n));
+  const skip = ctx.fromSetting?.has('ezpaarse-middlewares')
+    ? (name: string) => warnings.push(`ezPAARSE-Middlewares of the predefined setting: ${JSON.stringify(name)} is not a middleware of this service (see /info/middlewares): left out`)
+    : undefined;
+  const middlewares = resolveMiddlewares(header(headers, 'ezpaarse-middlewares'), ctx.defaultMiddlewares ?? DEFAULT_MIDDLEWARES, (n) => isBuiltinMiddleware(n) || extra.has(n), skip);
   const stageFields: string[] = [];
   for (const name of middlewares) {
     if (name === 'geolocalizer') stageFields.push(...geoip);
@@ -328,18 +342,31 @@ export function readJobOptions(headers: RequestHeaders, ctx: OptionsContext): Jo
   const salt = header(headers, 'crypting-salt') || randomBytes(40).toString('base64');
   const algorithm = header(headers, 'crypting-algorithm')?.trim() || 'sha1';
   const crypter = createCrypter({ fields: header(headers, 'crypted-fields'), salt, algorithm });
-  const forceParser = header(headers, 'force-parser')?.trim() || undefined;
-  if (forceParser && !ctx.platforms.has(forceParser)) throw new StatusError(4033, `Force-Parser: ${JSON.stringify(forceParser)} (see /info/platforms)`);
-  const filterPlatforms = list(header(headers, 'filter-platforms'));
-  const unknownFilter = filterPlatforms?.find((p) => !ctx.platforms.has(p));
-  if (unknownFilter) throw new StatusError(4033, `Filter-Platforms: ${JSON.stringify(unknownFilter)} (see /info/platforms)`);
+  const warnings: string[] = [];
+  const leftOut = (name: string, code: string) => warnings.push(`${name} of the predefined setting: ${JSON.stringify(code)} is not a platform of this service (see /info/platforms): left out`);
+  let forceParser = header(headers, 'force-parser')?.trim() || undefined;
+  if (forceParser && !ctx.platforms.has(forceParser)) {
+    if (!ctx.fromSetting?.has('force-parser')) throw new StatusError(4033, `Force-Parser: ${JSON.stringify(forceParser)} (see /info/platforms)`);
+    leftOut('Force-Parser', forceParser);
+    forceParser = undefined;
+  }
+  let filterPlatforms = list(header(headers, 'filter-platforms'));
+  const unknownFilter = filterPlatforms?.filter((p) => !ctx.platforms.has(p)) ?? [];
+  if (unknownFilter.length > 0) {
+    if (!ctx.fromSetting?.has('filter-platforms')) throw new StatusError(4033, `Filter-Platforms: ${JSON.stringify(unknownFilter[0])} (see /info/platforms)`);
+    for (const p of unknownFilter) leftOut('Filter-Platforms', p);
+    // none left: the setting's filter cannot be honoured; all platforms rather than none
+    filterPlatforms = filterPlatforms!.filter((p) => ctx.platforms.has(p));
+    if (filterPlatforms.length === 0) filterPlatforms = undefined;
+  }
   const seen = recordedHeaders(headers);
   const extract = readExtract(header(headers, 'extract'));
-  const chain = readChain(headers, ctx, geoip, extract, seen, format?.fieldNames ?? []);
+  const chain = readChain(headers, ctx, geoip, extract, seen, format?.fieldNames ?? [], warnings);
   const doubleClick = readDoubleClickOptions(headers);
   return {
     format,
     ignoredFormatHeaders: ignored,
+    warnings,
     dateFormat,
     maxParseAttempts: readMaxParseAttempts(header(headers, 'max-parse-attempts')),
     requestCharset,

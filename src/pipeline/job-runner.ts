@@ -238,6 +238,7 @@ export class Job {
     if (o.notifications.length) {
       traces.warn(`Mail notifications to ${o.notifications.join(', ')} are not sent: the service has no mail server`);
     }
+    for (const w of o.warnings) traces.warn(w);
     for (const h of o.ignoredFormatHeaders) traces.warn(`${h}: unknown proxy family, header ignored (known: ezproxy, apache, squid, bibliopam)`);
     traces.info(o.format ? `Log format given (${o.format.family}): ${o.format.literal}` : 'No log format given: it will be detected on the first lines');
     traces.info(`Request charset ${o.requestCharset}; output ${o.output.contentType}, response charset ${o.responseEncoding.charset}${o.responseEncoding.compression ? `, ${o.responseEncoding.compression}` : ''}`);

@@ -35,9 +35,10 @@ const DIRECTIVE = /^\(\s*(before|after)\s+([^)]*?)\s*\)\s*|^\(\s*only\s*\)\s*/i;
  * names go before `qualifier` (or before the last step when there is no qualifier); `(before X)` /
  * `(after X)` next to X, or where a plain part would go when X is not in the chain (so that
  * settings written for a chain with other steps still apply); `(only)` replaces the chain. A name
- * already in the chain is moved. Bad name → 4024, unknown name → 4025.
+ * already in the chain is moved. Bad name → 4024, unknown name → 4025, or left out and told to
+ * `skipUnknown` when it is given.
  */
-export function resolveMiddlewares(header: string | undefined, defaults: readonly string[], known: (name: string) => boolean): string[] {
+export function resolveMiddlewares(header: string | undefined, defaults: readonly string[], known: (name: string) => boolean, skipUnknown?: (name: string) => void): string[] {
   let chain = [...defaults];
   if (header === undefined || header.trim() === '') return chain;
   for (const rawPart of header.split('|')) {
@@ -49,11 +50,16 @@ export function resolveMiddlewares(header: string | undefined, defaults: readonl
       directive = m[1] ? { kind: m[1].toLowerCase() as 'before' | 'after', anchor: m[2].trim().toLowerCase() } : { kind: 'only' };
       part = part.slice(m[0].length);
     }
-    const names = part.split(',').map((n) => n.trim().toLowerCase()).filter(Boolean);
-    for (const name of names) {
+    const named = part.split(',').map((n) => n.trim().toLowerCase()).filter(Boolean);
+    const names: string[] = [];
+    for (const name of named) {
       if (!NAME.test(name)) throw new StatusError(4024, `ezPAARSE-Middlewares: ${JSON.stringify(name)} (letters, digits, - and _ only)`);
-      if (!known(name)) throw new StatusError(4025, `ezPAARSE-Middlewares: ${JSON.stringify(name)} (see /info/middlewares)`);
+      if (known(name)) names.push(name);
+      else if (skipUnknown) skipUnknown(name);
+      else throw new StatusError(4025, `ezPAARSE-Middlewares: ${JSON.stringify(name)} (see /info/middlewares)`);
     }
+    // every name left out: the part changes nothing (an `(only)` of none would leave no chain)
+    if (names.length === 0 && named.length > 0) continue;
     if (directive.kind === 'only') {
       chain = [...new Set(names)];
       continue;

@@ -117,11 +117,18 @@ async function jobExists(app: FastifyInstance, id: string): Promise<boolean> {
  * The headers a job runs with: the request's, then its predefined setting's
  * (`ezPAARSE-Predefined-Settings`), then the configured defaults. Throws 4026 for an unknown setting.
  */
-async function effectiveHeaders(app: FastifyInstance, request: FastifyRequest): Promise<{ headers: RequestHeaders; setting?: string }> {
+async function effectiveHeaders(app: FastifyInstance, request: FastifyRequest): Promise<{ headers: RequestHeaders; setting?: string; fromSetting: ReadonlySet<string> }> {
   const id = header(request.headers, 'ezpaarse-predefined-settings')?.trim() || undefined;
   const setting = id === undefined ? undefined : await app.predefinedSettings.get(id);
   if (id !== undefined && !setting) throw new StatusError(4026, `ezPAARSE-Predefined-Settings: ${JSON.stringify(id)} (see /info/predefined-settings)`);
-  return { headers: mergeJobHeaders(request.headers, setting?.headers, app.config.defaultJobHeaders), setting: id };
+  const headers = mergeJobHeaders(request.headers, setting?.headers, app.config.defaultJobHeaders);
+  // the values the setting gave (the request's own win): read leniently (OptionsContext.fromSetting)
+  const fromSetting = new Set<string>();
+  for (const [name, value] of Object.entries(setting?.headers ?? {})) {
+    const k = name.toLowerCase();
+    if (request.headers[k] === undefined && headers[k] === value) fromSetting.add(k);
+  }
+  return { headers, setting: id, fromSetting };
 }
 
 /** Checks the job's id (deferred), headers and the concurrency limit, then runs the job. */
@@ -151,6 +158,7 @@ async function handleJobRequest(app: FastifyInstance, request: FastifyRequest, r
       platforms: lease.platforms.names,
       middlewares: lease.platforms.resources.middlewareModules,
       defaultMiddlewares: app.config.middlewares,
+      fromSetting: effective.fromSetting,
     });
   } catch (err) {
     return refuse(isStatusError(err) ? err : new StatusError(5000, (err as Error).message));

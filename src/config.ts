@@ -5,7 +5,8 @@ import ipaddr from 'ipaddr.js';
 import pino from 'pino';
 import { PROJECT_ROOT } from './paths.js';
 import { checkTimeZone } from './pipeline/dates.js';
-import { defaultGeoipFile } from './resources/geoip.js';
+import { campusRanges } from './pipeline/stages/on-campus.js';
+import { defaultGeoipFile, geoipFileProblem } from './resources/geoip.js';
 import { StartError } from './start-error.js';
 
 /** Everything the service reads from its environment, read once at start and passed in. */
@@ -194,15 +195,15 @@ function int(env: NodeJS.ProcessEnv, name: string, fallback: number, range: IntR
  * A folder setting must name folders that exist: a typo would otherwise silently turn off what
  * they hold (the robot lists, the knowledge bases) or fail later with a raw ENOENT.
  */
-function existingDir(name: string, path: string): string {
+function existingDir(name: string, path: string, fix = `correct ${name}`): string {
   let isDir: boolean;
   try {
     isDir = statSync(path).isDirectory();
   } catch (err) {
     const code = (err as NodeJS.ErrnoException).code;
-    throw new StartError(`${name}: the folder ${path} ${code === 'ENOENT' ? 'does not exist' : `cannot be read (${code ?? String(err)})`}: create it or correct ${name}`);
+    throw new StartError(`${name}: the folder ${path} ${code === 'ENOENT' ? 'does not exist' : `cannot be read (${code ?? String(err)})`}: create it or ${fix}`);
   }
-  if (!isDir) throw new StartError(`${name}: ${path} is not a folder: correct ${name}`);
+  if (!isDir) throw new StartError(`${name}: ${path} is not a folder: ${fix}`);
   return path;
 }
 
@@ -248,13 +249,32 @@ function timeZone(env: NodeJS.ProcessEnv, name: string): string {
   return raw;
 }
 
-/** GEOIP_DB: unset → the packaged City database, `country` → the packaged Country one, `none` → off, else a file. */
+/**
+ * GEOIP_DB: unset → the packaged City database, `country` → the packaged Country one, `none` →
+ * off, else a file, which must be a MaxMind database: a typo would otherwise turn geolocation off
+ * for every job after one log line. A packaged file that cannot be loaded stays a logged problem.
+ */
 function geoipDb(env: NodeJS.ProcessEnv): string | undefined {
   const raw = env.GEOIP_DB?.trim();
   if (!raw) return defaultGeoipFile('city');
   if (raw.toLowerCase() === 'none') return undefined;
   if (raw.toLowerCase() === 'country') return defaultGeoipFile('country');
-  return isAbsolute(raw) ? raw : resolve(raw);
+  const file = isAbsolute(raw) ? raw : resolve(raw);
+  const problem = geoipFileProblem(file);
+  if (problem) throw new StartError(`GEOIP_DB: ${file} ${problem}: give a MaxMind .mmdb file, country (the packaged Country file) or none`);
+  return file;
+}
+
+/** ON_CAMPUS_RANGES: checked here, so that a range that is not one stops the start, not the first load of the resources. */
+function campusSetting(env: NodeJS.ProcessEnv): string | undefined {
+  const raw = env.ON_CAMPUS_RANGES?.trim();
+  if (!raw) return undefined;
+  try {
+    campusRanges(raw);
+  } catch (err) {
+    throw new StartError(`${(err as Error).message} (it takes addresses, prefixes or ranges a-b separated by commas, in groups separated by ; that may start with label=, e.g. 193.50.0.0/16;Library=10.2.0.0/16)`);
+  }
+  return raw;
 }
 
 /** MIDDLEWARES: the default chain, a comma list (names checked when the resources load). */
@@ -329,14 +349,47 @@ function headerMap(env: NodeJS.ProcessEnv, name: string): Record<string, string>
   return Object.freeze(out);
 }
 
+/** A password written in a URL (`https://user:secret@host`) is not repeated in a refusal. */
+function hidePassword(raw: string): string {
+  return raw.replace(/^([a-z][a-z0-9+.-]*:\/\/)?([^@/\s:]*):[^@/\s]*@/i, '$1$2:***@');
+}
+
+/**
+ * `<part>_ORIGIN`: isomorphic-git fetches over HTTP(S) only, so a path, a file:// or an SSH address
+ * must stop the start rather than fail at the first update as `Cannot parse remote URL`.
+ */
 function origin(env: NodeJS.ProcessEnv, prefix: string, defaultBranch?: string): PartOrigin {
-  return { origin: env[`${prefix}_ORIGIN`] || undefined, branch: env[`${prefix}_BRANCH`] || defaultBranch };
+  const name = `${prefix}_ORIGIN`;
+  const raw = env[name]?.trim();
+  if (raw) {
+    let url: URL | undefined;
+    try {
+      url = new URL(raw);
+    } catch {
+      url = undefined;
+    }
+    if (!url || (url.protocol !== 'http:' && url.protocol !== 'https:') || !url.hostname) {
+      throw new StartError(`${name} must be an absolute http:// or https:// URL of a git repository (no path, file:// or SSH address), e.g. https://github.com/ezpaarse-project/ezpaarse-platforms.git, got ${JSON.stringify(hidePassword(raw))}`);
+    }
+  }
+  return { origin: raw || undefined, branch: env[`${prefix}_BRANCH`] || defaultBranch };
 }
 
 function dir(env: NodeJS.ProcessEnv, name: string, fallback: string): string {
   const raw = env[name];
   if (!raw) return fallback;
   return isAbsolute(raw) ? raw : resolve(raw);
+}
+
+/**
+ * The platforms folder must exist (an empty one is fine: the platforms update fills it), unlike
+ * REPOS_DIR's middlewares/ and resources/, which their first update makes and which are read when
+ * used. When it is REPOS_DIR's, the refusal names REPOS_DIR, and REPOS_DIR itself when it is missing.
+ */
+function platformsDir(env: NodeJS.ProcessEnv, reposDir: string): string {
+  if (env.PLATFORMS_DIR) return existingDir('PLATFORMS_DIR', dir(env, 'PLATFORMS_DIR', ''));
+  existingDir('REPOS_DIR', reposDir);
+  return existingDir('REPOS_DIR', join(reposDir, 'platforms'), 'correct REPOS_DIR (or set PLATFORMS_DIR)');
 }
 
 /**
@@ -353,7 +406,7 @@ export function readConfig(env: NodeJS.ProcessEnv = process.env, overrides: Part
     port,
     varDir,
     reposDir,
-    platformsDir: dir(env, 'PLATFORMS_DIR', join(reposDir, 'platforms')),
+    platformsDir: platformsDir(env, reposDir),
     extraPlatformsDirs: dirs(env, 'EXTRA_PLATFORMS_DIRS'),
     middlewaresDir: join(reposDir, 'middlewares'),
     resourcesDir: join(reposDir, 'resources'),
@@ -392,7 +445,7 @@ export function readConfig(env: NodeJS.ProcessEnv = process.env, overrides: Part
     pkbDirs: dirs(env, 'PKB_DIRS'),
     geoipDb: geoipDb(env),
     geoipCacheDir: dir(env, 'GEOIP_CACHE_DIR', join(varDir, 'cache', 'geoip')),
-    onCampusRanges: env.ON_CAMPUS_RANGES || undefined,
+    onCampusRanges: campusSetting(env),
     middlewares: middlewareList(env.MIDDLEWARES),
     auth: {
       // A fresh install works from the quick start; once an account exists, jobs are closed.
@@ -404,7 +457,7 @@ export function readConfig(env: NodeJS.ProcessEnv = process.env, overrides: Part
     updates: {
       fetchIntervalMs: int(env, 'UPDATES_FETCH_INTERVAL_MS', 600_000, { min: 0 }),
       gitdirsDir: join(reposDir, '.gitdirs'),
-      appDir: dir(env, 'APP_DIR', PROJECT_ROOT),
+      appDir: env.APP_DIR ? existingDir('APP_DIR', dir(env, 'APP_DIR', '')) : PROJECT_ROOT,
       platforms: origin(env, 'PLATFORMS', 'master'),
       middlewares: origin(env, 'MIDDLEWARES', 'master'),
       resources: origin(env, 'RESOURCES', 'master'),

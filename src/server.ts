@@ -1,8 +1,9 @@
+import { setTimeout as sleep } from 'node:timers/promises';
 import pino from 'pino';
 import type { FastifyInstance } from 'fastify';
 import { readConfig, type Config } from './config.js';
 import { buildApp } from './app.js';
-import { StartError } from './start-error.js';
+import { listenStartError, StartError } from './start-error.js';
 
 /**
  * A start that fails: a configuration mistake (StartError) is one line saying what to fix, without
@@ -52,6 +53,7 @@ process.on('SIGINT', () => void shutdown('SIGINT'));
 try {
   await app.listen({ host: config.host, port: config.port });
 } catch (err) {
-  app.log.error({ err }, 'cannot start');
-  process.exit(1);
+  // the workers and the VAR_DIR lock are let go first (bounded: the process exits next anyway)
+  await Promise.race([app.close().catch(() => undefined), sleep(5_000)]);
+  cannotStart(listenStartError(err, config.host, config.port) ?? err);
 }

@@ -3,6 +3,7 @@ import { delimiter, join } from 'node:path';
 import t from 'tap';
 import { readConfig } from '../src/config.js';
 import { StartError } from '../src/start-error.js';
+import { defaultGeoipFile } from '../src/resources/geoip.js';
 import { PROJECT_ROOT } from '../src/paths.js';
 import { startApp, EZPROXY_DEFAULT } from './helpers/app.js';
 import { post } from './helpers/http.js';
@@ -72,6 +73,66 @@ t.test('folder settings name folders that exist', async (t) => {
   const c = readConfig({ PKB_DIRS: join(here, 'a'), EXCLUSIONS_DIRS: join(here, 'a'), EXTRA_PLATFORMS_DIRS: join(here, 'a'), PREDEFINED_SETTINGS_DIR: join(here, 'a') });
   t.same(c.pkbDirs, [join(here, 'a')]);
   t.equal(c.predefinedSettingsDir, join(here, 'a'));
+});
+
+t.test('the platforms folder, REPOS_DIR and APP_DIR must exist; VAR_DIR, GEOIP_CACHE_DIR and REPOS_DIR\'s other parts may not yet', async (t) => {
+  const here = t.testdir({ platforms: {}, repos: { platforms: {} }, 'repos-without-platforms': { resources: {} }, file: 'x' });
+  t.throws(() => readConfig({ PLATFORMS_DIR: '/nonexistent/platforms' }), /^PLATFORMS_DIR: the folder \/nonexistent\/platforms does not exist: create it or correct PLATFORMS_DIR$/);
+  t.throws(() => readConfig({ PLATFORMS_DIR: join(here, 'file') }), /^PLATFORMS_DIR: .*file is not a folder/);
+  t.throws(() => readConfig({ REPOS_DIR: '/tmp/nonexistent-repos' }), /^REPOS_DIR: the folder \/tmp\/nonexistent-repos does not exist: create it or correct REPOS_DIR/);
+  t.throws(() => readConfig({ REPOS_DIR: join(here, 'repos-without-platforms') }),
+    new RegExp(`^REPOS_DIR: the folder ${join(here, 'repos-without-platforms', 'platforms')} does not exist: create it or correct REPOS_DIR \\(or set PLATFORMS_DIR\\)$`), 'its platforms folder');
+  t.throws(() => readConfig({ APP_DIR: '/nonexistent/app' }), /^APP_DIR: the folder \/nonexistent\/app does not exist: create it or correct APP_DIR$/);
+  for (const env of [{ PLATFORMS_DIR: '/x' }, { REPOS_DIR: '/x' }, { APP_DIR: '/x' }]) t.throws(() => readConfig(env), StartError);
+
+  const c = readConfig({ REPOS_DIR: join(here, 'repos'), VAR_DIR: join(here, 'new', 'var'), GEOIP_CACHE_DIR: join(here, 'new', 'geoip'), APP_DIR: here });
+  t.equal(c.platformsDir, join(here, 'repos', 'platforms'), 'an empty platforms folder, no middlewares/ nor resources/ (their first update makes them)');
+  t.equal(c.varDir, join(here, 'new', 'var'), 'VAR_DIR is made at start');
+  t.equal(c.updates.appDir, here);
+  t.equal(readConfig({ REPOS_DIR: '/tmp/nonexistent-repos', PLATFORMS_DIR: join(here, 'platforms') }).reposDir, '/tmp/nonexistent-repos',
+    'with PLATFORMS_DIR elsewhere, REPOS_DIR only holds parts an update makes');
+});
+
+t.test('GEOIP_DB: a file it names must be a MaxMind database; the packaged ones, country and none as before', async (t) => {
+  const country = defaultGeoipFile('country')!;
+  const db = readFileSync(country);
+  const here = t.testdir({ 'not.mmdb': 'network,country\n', folder: {}, 'truncated.mmdb': db.subarray(db.length - 64 * 1024) });
+  for (const [file, said] of [
+    ['/missing.mmdb', 'does not exist'],
+    [join(here, 'folder'), 'is not a file'],
+    [join(here, 'not.mmdb'), 'is not a MaxMind database \\(no metadata section\\)'],
+    [join(here, 'truncated.mmdb'), 'is truncated'],
+  ]) {
+    t.throws(() => readConfig({ GEOIP_DB: file }), new RegExp(`^GEOIP_DB: ${file} ${said}.*: give a MaxMind \\.mmdb file, country \\(the packaged Country file\\) or none$`), file);
+    t.throws(() => readConfig({ GEOIP_DB: file }), StartError);
+  }
+  t.equal(readConfig({ GEOIP_DB: country }).geoipDb, country, 'a MaxMind file');
+  t.equal(readConfig({ GEOIP_DB: 'country' }).geoipDb, country);
+  t.equal(readConfig({ GEOIP_DB: 'none' }).geoipDb, undefined);
+  t.equal(readConfig({}).geoipDb, defaultGeoipFile('city'));
+});
+
+t.test('ON_CAMPUS_RANGES: a range that is not one stops the start', async (t) => {
+  t.throws(() => readConfig({ ON_CAMPUS_RANGES: 'garbage' }), /^ON_CAMPUS_RANGES: "garbage" is not an address, prefix or range \(it takes .*e\.g\. 193\.50\.0\.0\/16;Library=10\.2\.0\.0\/16\)$/);
+  t.throws(() => readConfig({ ON_CAMPUS_RANGES: '193.50.0.0/16;Library=10.2.0.0/33' }), /"10\.2\.0\.0\/33" is not/, 'each range of each group');
+  t.throws(() => readConfig({ ON_CAMPUS_RANGES: 'garbage' }), StartError);
+  t.equal(readConfig({ ON_CAMPUS_RANGES: ' 193.50.0.0/16; Library=10.2.0.0/16,10.3.0.1-10.3.0.9 ' }).onCampusRanges, '193.50.0.0/16; Library=10.2.0.0/16,10.3.0.1-10.3.0.9');
+  t.equal(readConfig({}).onCampusRanges, undefined);
+});
+
+t.test('the parts\' origins (PLATFORMS_, MIDDLEWARES_, RESOURCES_, APP_ORIGIN) are http(s) URLs, checked at start', async (t) => {
+  for (const name of ['PLATFORMS_ORIGIN', 'MIDDLEWARES_ORIGIN', 'RESOURCES_ORIGIN', 'APP_ORIGIN']) {
+    for (const value of ['/srv/git/platforms.git', 'file:///srv/git/platforms.git', 'git@github.com:org/platforms.git', 'ssh://git@github.com/org/platforms.git', 'https://']) {
+      t.throws(() => readConfig({ [name]: value }), new RegExp(`^${name} must be an absolute http:// or https:// URL of a git repository`), `${name}=${value}`);
+      t.throws(() => readConfig({ [name]: value }), StartError);
+    }
+  }
+  t.throws(() => readConfig({ PLATFORMS_ORIGIN: 'ftp://someone:s3cret@git.example.org/p.git' }), /got "ftp:\/\/someone:\*\*\*@git\.example\.org\/p\.git"$/, 'a password is not repeated');
+  t.notMatch(String((() => { try { readConfig({ APP_ORIGIN: 'someone:s3cret@git.example.org/p.git' }); } catch (err) { return err; } })()), /s3cret/);
+  const c = readConfig({ PLATFORMS_ORIGIN: 'https://someone:s3cret@git.example.org/platforms.git', APP_ORIGIN: 'http://git.example.org/logsift.git', RESOURCES_BRANCH: 'main' });
+  t.equal(c.updates.platforms.origin, 'https://someone:s3cret@git.example.org/platforms.git', 'credentials in the URL are kept for the fetch');
+  t.same(c.updates.app, { origin: 'http://git.example.org/logsift.git', branch: undefined });
+  t.same(c.updates.resources, { origin: undefined, branch: 'main' });
 });
 
 t.test('PUBLIC_BASE_URL, TRUST_PROXY, LOG_LEVEL: only what they can use', async (t) => {

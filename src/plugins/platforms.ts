@@ -7,7 +7,8 @@ import { readPlatformSources, type LoadProblem, type PlatformSource } from '../p
 import { ParsingPool } from '../pipeline/parsing-pool.js';
 import { ParsingRuntime, type Lease, type RuntimeSnapshot } from '../pipeline/parsing-runtime.js';
 import { loadResources, type LoadedResources } from '../resources/index.js';
-import { isBuiltinMiddleware } from '../pipeline/middlewares.js';
+import { BUILTIN_MIDDLEWARES, isBuiltinMiddleware } from '../pipeline/middlewares.js';
+import { StartError } from '../start-error.js';
 
 /** The platforms the service runs with, read from disk (compiled in each worker of their pool). */
 export interface LoadedPlatforms {
@@ -114,7 +115,10 @@ async function loadLoggedResources(app: FastifyInstance): Promise<LoadedResource
   const resources = await loadResources(app.config);
   for (const p of resources.problems) app.log.error(`${p.what} not loaded: ${p.message}`);
   const unknown = app.config.middlewares?.filter((m) => !isBuiltinMiddleware(m) && !resources.middlewareModules.has(m));
-  if (unknown?.length) throw new Error(`MIDDLEWARES names unknown middlewares: ${unknown.join(', ')}`);
+  if (unknown?.length) {
+    const extra = [...resources.middlewareModules.keys()];
+    throw new StartError(`MIDDLEWARES names unknown middlewares: ${unknown.join(', ')} (built in: ${BUILTIN_MIDDLEWARES.join(', ')}; in ${app.config.middlewaresDir}: ${extra.join(', ') || 'none'})`);
+  }
   const { exclusions, pkb, geoip, middlewares } = resources.data;
   app.log.info({
     exclusionFiles: exclusions.files.length,

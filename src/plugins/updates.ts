@@ -51,7 +51,7 @@ export default fp<UpdatesPluginOptions>(async (app, opts) => {
     onUpdated: async (part) => {
       if (part === 'middlewares') await readMiddlewaresVersion();
       // Checked before anything is swapped: a throw puts the files back, the loaded platforms stay.
-      if (part === 'platforms') await checkUpdatedPlatforms(app.config.platformsDir, join(app.config.varDir, 'cache', 'hooks'), app.platforms.problems);
+      if (part === 'platforms') await checkUpdatedPlatforms(app.config.platformsDir, join(app.config.varDir, 'cache', 'hooks'), app.platforms);
       // The pools hold the platforms and what the filters read (exclusion lists, knowledge bases,
       // extra middlewares): an update of any of them gives the next jobs a new pool.
       if (part === 'platforms' || part === 'middlewares' || part === 'resources') await app.runtime.reloadPlatforms();

@@ -53,6 +53,12 @@ export async function exists(path: string): Promise<boolean> {
   }
 }
 
+/** Whether a folder exists and holds a file at any depth (a checkout leaves the folders it emptied). */
+export async function holdsFiles(dir: string): Promise<boolean> {
+  const entries = await readdir(dir, { recursive: true, withFileTypes: true }).catch(() => []);
+  return entries.some((e) => e.isFile());
+}
+
 async function readTables(dir: string): Promise<Record<string, Record<string, string>>> {
   const tables: Record<string, Record<string, string>> = {};
   const folder = join(dir, 'tables');

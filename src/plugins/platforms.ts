@@ -114,7 +114,12 @@ async function loadLoggedResources(app: FastifyInstance): Promise<LoadedResource
   const resources = await loadResources(app.config);
   for (const p of resources.problems) app.log.error(`${p.what} not loaded: ${p.message}`);
   const unknown = app.config.middlewares?.filter((m) => !isBuiltinMiddleware(m) && !resources.middlewareModules.has(m));
-  if (unknown?.length) throw new Error(`MIDDLEWARES names unknown middlewares: ${unknown.join(', ')}`);
+  if (unknown?.length) {
+    // a step whose folder is there but does not build or import: say why, not only that it is unknown
+    const why = new Map(resources.problems.map((p) => [p.what, p.message]));
+    const named = unknown.map((m) => (why.has(`middleware ${m}`) ? `${m} (not loaded: ${why.get(`middleware ${m}`)})` : m));
+    throw new Error(`MIDDLEWARES names unknown middlewares: ${named.join(', ')}`);
+  }
   const { exclusions, pkb, geoip, middlewares } = resources.data;
   app.log.info({
     exclusionFiles: exclusions.files.length,

@@ -3,7 +3,9 @@ import { join } from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { AppUpdater, npmBuild, npmInstall, type AppUpdateSteps } from '../updates/app-update.js';
 import { UpdatableParts } from '../updates/parts.js';
+import { checkUpdatedMiddlewares } from '../updates/middlewares-check.js';
 import { checkUpdatedPlatforms } from '../updates/platforms-check.js';
+import { BUILTIN_MIDDLEWARES } from '../pipeline/middlewares.js';
 import { findGitdir, headCommit } from '../updates/git.js';
 
 declare module 'fastify' {
@@ -52,6 +54,10 @@ export default fp<UpdatesPluginOptions>(async (app, opts) => {
     onUpdated: async (part) => {
       // Checked before anything is swapped: a throw puts the files back, the loaded platforms stay.
       if (part === 'platforms') await checkUpdatedPlatforms(app.config.platformsDir, join(app.config.varDir, 'cache', 'hooks'), app.platforms);
+      if (part === 'middlewares') {
+        const loaded = app.platforms.resources.data.middlewares.map((m) => m.name);
+        await checkUpdatedMiddlewares(app.config.middlewaresDir, join(app.config.varDir, 'cache', 'middlewares'), new Set(BUILTIN_MIDDLEWARES), loaded);
+      }
       // The new commit goes to the next jobs with the pool that runs it, or not at all: a reload
       // that throws rolls the files back, and the version must stay the one they are at.
       const versions = part === 'middlewares' ? await readMiddlewaresVersion() : {};

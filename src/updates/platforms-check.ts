@@ -1,6 +1,5 @@
-import { readdir } from 'node:fs/promises';
 import { basename, join } from 'node:path';
-import { readPlatformSources, type LoadedSources, type LoadProblem, type PlatformSource } from '../platforms/loader.js';
+import { holdsFiles, readPlatformSources, type LoadedSources, type LoadProblem, type PlatformSource } from '../platforms/loader.js';
 import { routedDomains } from '../platforms/manifest.js';
 import { UpdateError } from './operations.js';
 
@@ -37,12 +36,6 @@ export function brokenByUpdate(before: PlatformsBefore, after: LoadedSources, pr
     }
   }
   return broken.sort((a, b) => (a.folder < b.folder ? -1 : a.folder > b.folder ? 1 : 0));
-}
-
-/** Whether a folder exists and holds a file, at any depth (a checkout may leave emptied folders). */
-async function holdsFiles(dir: string): Promise<boolean> {
-  const entries = await readdir(dir, { recursive: true, withFileTypes: true }).catch(() => []);
-  return entries.some((e) => e.isFile());
 }
 
 /**

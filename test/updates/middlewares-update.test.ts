@@ -47,3 +47,37 @@ t.test('a middlewares update rolled back by a failed reload: new jobs keep the c
   t.equal((await update()).statusCode, 200);
   t.equal(app.versions.middlewares_version, fixed.slice(0, 7), 'an update that works gives its commit');
 });
+
+const available = async (app: { inject: (o: { url: string }) => Promise<{ json: () => { available: string[] } }> }) =>
+  (await app.inject({ url: '/info/middlewares' })).json().available;
+
+t.test('a middlewares update that breaks a middleware that loaded: 500 updateFailed with the build error, rolled back', async (t) => {
+  const { app, up, dir, gitdir, first, update } = await middlewaresClone(t);
+  t.ok((await available(app)).includes('tagger'));
+  await up.commit(BROKEN, 'a syntax error');
+  const res = await update();
+  t.equal(res.statusCode, 500, res.body);
+  t.match(res.json(), { message: 'updateFailed', detail: /^middlewares not loaded: tagger: Build failed with 1 error: tagger\/index\.ts:2:\d+: ERROR: / });
+  t.notOk(res.json().detail.includes(dir), 'the folder, not its path on the server');
+  t.equal(await git.resolveRef({ fs, gitdir, ref: 'HEAD' }), first, 'rolled back');
+  t.ok((await available(app)).includes('tagger'), 'the middleware is still there for the next jobs');
+  t.equal(app.versions.middlewares_version, first.slice(0, 7));
+});
+
+t.test('the same when MIDDLEWARES names it: the detail is the build error, not "unknown middlewares"', async (t) => {
+  const { app, up, update } = await middlewaresClone(t, { MIDDLEWARES: 'tagger' });
+  await up.commit(BROKEN, 'a syntax error');
+  const res = await update();
+  t.equal(res.statusCode, 500, res.body);
+  t.match(res.json(), { message: 'updateFailed', detail: /^middlewares not loaded: tagger: Build failed with 1 error: tagger\/index\.ts:2:\d+: ERROR: / });
+  t.same((await app.inject({ url: '/info/middlewares' })).json().config, ['tagger']);
+});
+
+t.test('a middleware folder removed upstream is an accepted update', async (t) => {
+  const { app, up, update } = await middlewaresClone(t);
+  const tip = await up.commit({ 'tagger/index.ts': null }, 'no more tagger');
+  const res = await update();
+  t.equal(res.statusCode, 200, res.body);
+  t.equal(app.versions.middlewares_version, tip.slice(0, 7));
+  t.notOk((await available(app)).includes('tagger'));
+});

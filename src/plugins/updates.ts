@@ -49,6 +49,7 @@ export default fp<UpdatesPluginOptions>(async (app, opts) => {
       { name: 'resources', dir: app.config.resourcesDir, gitdir: join(u.gitdirsDir, 'resources'), ...u.resources },
     ],
     fetchIntervalMs: u.fetchIntervalMs,
+    fetchTimeoutMs: u.fetchTimeoutMs,
     appVersion: app.appVersion,
     log: app.log,
     onUpdated: async (part) => {

@@ -32,6 +32,7 @@ export interface PartsLog {
 export interface PartsOptions {
   readonly parts: readonly PartSpec[];
   readonly fetchIntervalMs: number;
+  /** a fetch's deadline (ms), whatever the origin still sends */
   readonly fetchTimeoutMs?: number;
   readonly appVersion: string;
   /** reloads what depends on a data part once its files changed; a throw rolls the update back */
@@ -144,16 +145,22 @@ export class UpdatableParts {
     return spec.origin;
   }
 
-  /** Fetches (when an origin is known) and looks for local changes, at most once per interval. */
+  /**
+   * Fetches (when an origin is known) and looks for local changes, at most once per interval.
+   * A check already running is waited for by a `refresh` only: the others answer from the local
+   * refs at once rather than for as long as someone else's fetch takes.
+   */
   private async check(st: PartState, repo: Repo, refresh: boolean): Promise<void> {
     if (st.updating) return;
-    if (!st.checking) {
-      const due = refresh || st.lastCheck === 0 || this.now() - st.lastCheck >= this.opts.fetchIntervalMs;
-      if (!due) return;
-      st.checking = this.runCheck(st, repo).finally(() => {
-        st.checking = undefined;
-      });
+    if (st.checking) {
+      if (refresh) await st.checking;
+      return;
     }
+    const due = refresh || st.lastCheck === 0 || this.now() - st.lastCheck >= this.opts.fetchIntervalMs;
+    if (!due) return;
+    st.checking = this.runCheck(st, repo).finally(() => {
+      st.checking = undefined;
+    });
     await st.checking;
   }
 
@@ -161,7 +168,7 @@ export class UpdatableParts {
     st.lastCheck = this.now();
     if (await this.originOf(st.spec, repo)) {
       try {
-        await fetchOrigin(repo, await this.branchOf(st.spec, repo), this.opts.fetchTimeoutMs ?? 30_000);
+        await fetchOrigin(repo, await this.branchOf(st.spec, repo), this.opts.fetchTimeoutMs ?? 120_000);
         st.fetchedAt = new Date(this.now()).toISOString();
         st.fetchError = undefined;
       } catch (err) {
@@ -235,7 +242,7 @@ export class UpdatableParts {
     await st.checking?.catch(() => undefined);
     const branch = await this.branchOf(st.spec, repo);
     try {
-      await fetchOrigin(repo, branch, this.opts.fetchTimeoutMs ?? 30_000);
+      await fetchOrigin(repo, branch, this.opts.fetchTimeoutMs ?? 120_000);
     } catch (err) {
       st.fetchError = `fetch failed: ${(err as Error).message}`;
       throw new UpdateError(500, 'fetchFailed', (err as Error).message);

@@ -53,17 +53,17 @@ function boundedHttp(idleMs: number, signal: AbortSignal): typeof http {
 }
 
 /**
- * Fetches the origin's branches and tags into `refs/remotes/origin/*` and `refs/tags/*`, in at
- * most `deadlineMs` (then it fails, whatever the origin still sends).
- * Not `singleBranch`: isomorphic-git then writes the branch's ref only, never the tags.
+ * Fetches the branches and tags of the remote named `remote` (`origin`, or CONFIGURED_REMOTE) into
+ * `refs/remotes/<remote>/*` and `refs/tags/*`, in at most `deadlineMs` (then it fails, whatever the
+ * origin still sends). Not `singleBranch`: isomorphic-git then writes the branch's ref only, never the tags.
  */
-export async function fetchOrigin(repo: Repo, branch: string, deadlineMs: number): Promise<void> {
+export async function fetchOrigin(repo: Repo, remote: string, branch: string, deadlineMs: number): Promise<void> {
   const deadline = new AbortController();
   const timer = setTimeout(() => deadline.abort(new Error(`the fetch did not end within ${deadlineMs} ms (UPDATES_FETCH_TIMEOUT_MS)`)), deadlineMs);
   try {
     await git.fetch({
       fs, http: boundedHttp(Math.min(IDLE_MS, deadlineMs), deadline.signal), dir: repo.dir, gitdir: repo.gitdir, cache: repo.cache,
-      remote: 'origin', ref: branch, singleBranch: false, tags: true,
+      remote, ref: branch, singleBranch: false, tags: true,
     });
   } catch (err) {
     // what stopped it, rather than how isomorphic-git's reader reported the cut
@@ -187,10 +187,17 @@ export async function initFromContent(dir: string, gitdir: string, branch: strin
   }
 }
 
-/** Sets `origin`'s URL in the repository's config when the configured one differs. */
-export async function ensureOrigin(repo: Repo, url: string): Promise<void> {
-  const had: unknown = await git.getConfig({ fs, gitdir: repo.gitdir, path: 'remote.origin.url' });
-  if (had !== url) await git.addRemote({ fs, gitdir: repo.gitdir, remote: 'origin', url, force: true });
+/**
+ * The remote a configured origin (`<PART>_ORIGIN`) is fetched as: the repository's own `origin`
+ * stays as its owner set it, and serves again once the setting is gone. (isomorphic-git fetches
+ * into `refs/remotes/<name>/` only for a remote written in the config.)
+ */
+export const CONFIGURED_REMOTE = 'logsift-origin';
+
+/** Writes the remote `remote` with `url` in the repository's config when it differs. */
+export async function ensureRemote(repo: Repo, remote: string, url: string): Promise<void> {
+  const had: unknown = await git.getConfig({ fs, gitdir: repo.gitdir, path: `remote.${remote}.url` });
+  if (had !== url) await git.addRemote({ fs, gitdir: repo.gitdir, remote, url, force: true });
 }
 
 export async function originUrl(repo: Repo): Promise<string | undefined> {

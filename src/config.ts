@@ -123,6 +123,8 @@ export interface PartOrigin {
 export interface UpdatesConfig {
   /** status fetches from the origins at most this often (ms), unless asked with `?refresh=1` */
   readonly fetchIntervalMs: number;
+  /** a fetch from an origin that has not ended after this long (ms) fails, however slowly bytes still come */
+  readonly fetchTimeoutMs: number;
   /**
    * git metadata of the data parts, one folder per part, outside their work trees: in a
    * development checkout `repos/platforms` is tracked by the service's own repository, where a
@@ -456,6 +458,7 @@ export function readConfig(env: NodeJS.ProcessEnv = process.env, overrides: Part
     },
     updates: {
       fetchIntervalMs: int(env, 'UPDATES_FETCH_INTERVAL_MS', 600_000, { min: 0 }),
+      fetchTimeoutMs: int(env, 'UPDATES_FETCH_TIMEOUT_MS', 120_000, ms(1)),
       gitdirsDir: join(reposDir, '.gitdirs'),
       appDir: env.APP_DIR ? existingDir('APP_DIR', dir(env, 'APP_DIR', '')) : PROJECT_ROOT,
       platforms: origin(env, 'PLATFORMS', 'master'),

@@ -92,15 +92,17 @@ export class ParsingRuntime<Platforms, Pool> {
   }
 
   /**
-   * Reads the platforms again and puts a new pool in place for the next jobs. A failure to read
-   * keeps the current snapshot. Reloads run one after the other.
+   * Reads the platforms again and puts a new pool in place for the next jobs, with `versions`
+   * changed too (the middlewares' commit that the new pool runs). A failure to read keeps the
+   * current snapshot, versions included. Reloads run one after the other.
    */
-  reloadPlatforms(): Promise<RuntimeSnapshot<Platforms, Pool>> {
+  reloadPlatforms(versions: Record<string, string> = {}): Promise<RuntimeSnapshot<Platforms, Pool>> {
     this.pending++;
     const next = this.reloading.then(async () => {
       const platforms = await this.deps.load();
       const old = this.gen;
       this.gen = { platforms, pool: this.deps.createPool(platforms), leases: 0, retired: false };
+      this.extraVersions = { ...this.extraVersions, ...versions };
       this.snapshot = this.makeSnapshot();
       old.retired = true;
       if (old.leases === 0) void this.closeGeneration(old);

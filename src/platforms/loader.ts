@@ -37,6 +37,8 @@ export interface LoadedSources {
   readonly problems: LoadProblem[];
   /** folders left out because a platform of the same name was read from an earlier folder */
   readonly shadowed: string[];
+  /** for each folder of `shadowed`, the earlier folder whose platform of that name was kept */
+  readonly shadowedBy: ReadonlyMap<string, string>;
 }
 
 const RULE_FILES = ['rules.yaml', 'rules.yml', 'rules.json'];
@@ -49,6 +51,12 @@ export async function exists(path: string): Promise<boolean> {
   } catch {
     return false;
   }
+}
+
+/** Whether a folder exists and holds a file at any depth (a checkout leaves the folders it emptied). */
+export async function holdsFiles(dir: string): Promise<boolean> {
+  const entries = await readdir(dir, { recursive: true, withFileTypes: true }).catch(() => []);
+  return entries.some((e) => e.isFile());
 }
 
 async function readTables(dir: string): Promise<Record<string, Record<string, string>>> {
@@ -122,7 +130,9 @@ export async function readPlatformSources(root: string | readonly string[], cach
   const sources: PlatformSource[] = [];
   const problems: LoadProblem[] = [];
   const shadowed: string[] = [];
-  const seen = new Set<string>();
+  const shadowedBy = new Map<string, string>();
+  /** platform name → the folder it was read from */
+  const seen = new Map<string, string>();
   for (const base of typeof root === 'string' ? [root] : root) {
     const entries = await readdir(base, { withFileTypes: true });
     const names = entries
@@ -134,20 +144,22 @@ export async function readPlatformSources(root: string | readonly string[], cach
       try {
         const source = await readPlatformFolder(dir, cacheDir);
         if (!source) continue;
-        if (seen.has(source.manifest.name)) {
+        const kept = seen.get(source.manifest.name);
+        if (kept !== undefined) {
           shadowed.push(dir);
+          shadowedBy.set(dir, kept);
           continue;
         }
         // community parsers (parser.js) are not loaded here: requiring them would keep them in this thread
         if (source.kind === 'rules') await compilePlatform(source);
-        seen.add(source.manifest.name);
+        seen.set(source.manifest.name, dir);
         sources.push(source);
       } catch (err) {
         problems.push({ folder: dir, message: (err as Error).message });
       }
     }
   }
-  return { sources, problems, shadowed };
+  return { sources, problems, shadowed, shadowedBy };
 }
 
 /** A platform ready to recognise consultations. */

@@ -116,8 +116,11 @@ async function loadLoggedResources(app: FastifyInstance): Promise<LoadedResource
   for (const p of resources.problems) app.log.error(`${p.what} not loaded: ${p.message}`);
   const unknown = app.config.middlewares?.filter((m) => !isBuiltinMiddleware(m) && !resources.middlewareModules.has(m));
   if (unknown?.length) {
+    // a step whose folder is there but does not build or import: say why, not only that it is unknown
+    const why = new Map(resources.problems.map((p) => [p.what, p.message]));
+    const named = unknown.map((m) => (why.has(`middleware ${m}`) ? `${m} (not loaded: ${why.get(`middleware ${m}`)})` : m));
     const extra = [...resources.middlewareModules.keys()];
-    throw new StartError(`MIDDLEWARES names unknown middlewares: ${unknown.join(', ')} (built in: ${BUILTIN_MIDDLEWARES.join(', ')}; in ${app.config.middlewaresDir}: ${extra.join(', ') || 'none'})`);
+    throw new StartError(`MIDDLEWARES names unknown middlewares: ${named.join(', ')} (built in: ${BUILTIN_MIDDLEWARES.join(', ')}; in ${app.config.middlewaresDir}: ${extra.join(', ') || 'none'})`);
   }
   const { exclusions, pkb, geoip, middlewares } = resources.data;
   app.log.info({

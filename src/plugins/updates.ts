@@ -3,7 +3,9 @@ import { join } from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { AppUpdater, npmBuild, npmInstall, type AppUpdateSteps } from '../updates/app-update.js';
 import { UpdatableParts } from '../updates/parts.js';
+import { checkUpdatedMiddlewares } from '../updates/middlewares-check.js';
 import { checkUpdatedPlatforms } from '../updates/platforms-check.js';
+import { BUILTIN_MIDDLEWARES } from '../pipeline/middlewares.js';
 import { findGitdir, headCommit } from '../updates/git.js';
 
 declare module 'fastify' {
@@ -27,17 +29,18 @@ export default fp<UpdatesPluginOptions>(async (app, opts) => {
   const u = app.config.updates;
   const middlewaresGitdir = join(u.gitdirsDir, 'middlewares');
   /** Jobs carry the middlewares' commit and its date (the report's middlewares-version and -date). */
-  const readMiddlewaresVersion = async () => {
+  const readMiddlewaresVersion = async (): Promise<Record<string, string>> => {
     try {
       const gitdir = await findGitdir(app.config.middlewaresDir, middlewaresGitdir);
       const head = gitdir ? await headCommit({ dir: app.config.middlewaresDir, gitdir }) : undefined;
-      if (head) app.runtime.setVersions({ middlewares_version: head.oid.slice(0, 7), middlewares_date: head.date });
+      if (head) return { middlewares_version: head.oid.slice(0, 7), middlewares_date: head.date };
     } catch (err) {
       app.log.warn({ err }, 'the middlewares\' commit could not be read');
     }
+    return {};
   };
   // from the start, not only after an update made by this process
-  await readMiddlewaresVersion();
+  app.runtime.setVersions(await readMiddlewaresVersion());
   const parts = new UpdatableParts({
     parts: [
       { name: 'app', dir: u.appDir, ...u.app },
@@ -46,15 +49,22 @@ export default fp<UpdatesPluginOptions>(async (app, opts) => {
       { name: 'resources', dir: app.config.resourcesDir, gitdir: join(u.gitdirsDir, 'resources'), ...u.resources },
     ],
     fetchIntervalMs: u.fetchIntervalMs,
+    fetchTimeoutMs: u.fetchTimeoutMs,
     appVersion: app.appVersion,
     log: app.log,
     onUpdated: async (part) => {
-      if (part === 'middlewares') await readMiddlewaresVersion();
       // Checked before anything is swapped: a throw puts the files back, the loaded platforms stay.
-      if (part === 'platforms') await checkUpdatedPlatforms(app.config.platformsDir, join(app.config.varDir, 'cache', 'hooks'), app.platforms.problems);
+      if (part === 'platforms') await checkUpdatedPlatforms(app.config.platformsDir, join(app.config.varDir, 'cache', 'hooks'), app.platforms);
+      if (part === 'middlewares') {
+        const loaded = app.platforms.resources.data.middlewares.map((m) => m.name);
+        await checkUpdatedMiddlewares(app.config.middlewaresDir, join(app.config.varDir, 'cache', 'middlewares'), new Set(BUILTIN_MIDDLEWARES), loaded);
+      }
+      // The new commit goes to the next jobs with the pool that runs it, or not at all: a reload
+      // that throws rolls the files back, and the version must stay the one they are at.
+      const versions = part === 'middlewares' ? await readMiddlewaresVersion() : {};
       // The pools hold the platforms and what the filters read (exclusion lists, knowledge bases,
       // extra middlewares): an update of any of them gives the next jobs a new pool.
-      if (part === 'platforms' || part === 'middlewares' || part === 'resources') await app.runtime.reloadPlatforms();
+      if (part === 'platforms' || part === 'middlewares' || part === 'resources') await app.runtime.reloadPlatforms(versions);
     },
   });
 

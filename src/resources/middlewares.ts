@@ -64,11 +64,14 @@ const NAME = /^[a-z0-9_-]+$/;
 
 /**
  * TypeScript is bundled with its imports into one ES module in the cache folder (named by a digest
- * of the source), so that the module resolves its packages wherever the cache lives.
+ * of the source), so that the module resolves its packages wherever the cache lives. Paths in
+ * build errors are relative to `baseDir` (the middlewares folder: `name/index.ts:3:7: …`), not to
+ * wherever the service was started.
  */
-async function prepare(file: string, cacheDir: string): Promise<string> {
+async function prepare(file: string, baseDir: string, cacheDir: string): Promise<string> {
   if (!file.endsWith('.ts')) return file;
   const result = await build({
+    absWorkingDir: baseDir,
     entryPoints: [file],
     bundle: true,
     platform: 'node',
@@ -125,11 +128,12 @@ export async function loadMiddlewares(dir: string, cacheDir: string, reserved: R
       let entry: string | undefined;
       for (const f of ENTRY_FILES) if (!entry && (await exists(join(dir, name, f)))) entry = join(dir, name, f);
       if (!entry) throw new Error(`no ${ENTRY_FILES.join(', ')}`);
-      const module = await prepare(entry, cacheDir);
+      const module = await prepare(entry, dir, cacheDir);
       const mod = await importMiddleware(module);
       sources.push({ name, module, fields: [...(mod.fields ?? [])] });
     } catch (err) {
-      problems.push({ folder: name, message: (err as Error).message });
+      // esbuild's "Build failed with 1 error:\n<file>:<line>: …" on one line
+      problems.push({ folder: name, message: (err as Error).message.replace(/:\n/g, ': ').replace(/\n/g, '; ') });
     }
   }
   return { sources, problems };

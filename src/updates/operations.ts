@@ -9,22 +9,69 @@ export class UpdateError extends Error {
   }
 }
 
-/** isomorphic-git's Node client with a socket timeout: an origin that accepts and then hangs must not hold a status forever. */
-function httpWithTimeout(timeoutMs: number): typeof http {
+/** An origin silent for this long fails the fetch before its deadline. */
+const IDLE_MS = 30_000;
+
+/** Rejects with the signal's reason once it aborts (never resolves). */
+function whenAborted(signal: AbortSignal): Promise<never> {
+  const aborted = new Promise<never>((_resolve, reject) => {
+    if (signal.aborted) reject(signal.reason);
+    else signal.addEventListener('abort', () => reject(signal.reason), { once: true });
+  });
+  aborted.catch(() => undefined);
+  return aborted;
+}
+
+/** A response body whose reads fail once `signal` aborts, however the bytes keep coming. */
+function bodyUntil(body: AsyncIterableIterator<Uint8Array>, signal: AbortSignal): AsyncIterableIterator<Uint8Array> {
+  const aborted = whenAborted(signal);
+  const iterator: AsyncIterableIterator<Uint8Array> = {
+    next: () => Promise.race([body.next(), aborted]),
+    return: async (value?: unknown) => {
+      await body.return?.(value);
+      return { done: true, value: undefined };
+    },
+    [Symbol.asyncIterator]: () => iterator,
+  };
+  return iterator;
+}
+
+/**
+ * isomorphic-git's Node client bounded twice: a socket timeout (an origin that accepts and then
+ * hangs) and `signal`, the fetch's deadline, which ends the requests and the reads of their bodies
+ * (an origin trickling a few bytes at a time never trips a socket timeout).
+ */
+function boundedHttp(idleMs: number, signal: AbortSignal): typeof http {
   return {
-    request: (req) => http.request({ ...req, fetchOptions: { ...(req as { fetchOptions?: object }).fetchOptions, timeout: timeoutMs } } as typeof req),
+    request: async (req) => {
+      signal.throwIfAborted();
+      const fetchOptions = { ...(req as { fetchOptions?: object }).fetchOptions, timeout: idleMs };
+      const res = await Promise.race([http.request({ ...req, signal, fetchOptions } as typeof req), whenAborted(signal)]);
+      return res.body ? { ...res, body: bodyUntil(res.body, signal) } : res;
+    },
   };
 }
 
 /**
- * Fetches the origin's branches and tags into `refs/remotes/origin/*` and `refs/tags/*`.
- * Not `singleBranch`: isomorphic-git then writes the branch's ref only, never the tags.
+ * Fetches the branches and tags of the remote named `remote` (`origin`, or CONFIGURED_REMOTE) into
+ * `refs/remotes/<remote>/*` and `refs/tags/*`, in at most `deadlineMs` (then it fails, whatever the
+ * origin still sends). Not `singleBranch`: isomorphic-git then writes the branch's ref only, never the tags.
  */
-export async function fetchOrigin(repo: Repo, branch: string, timeoutMs: number): Promise<void> {
-  await git.fetch({
-    fs, http: httpWithTimeout(timeoutMs), dir: repo.dir, gitdir: repo.gitdir, cache: repo.cache,
-    remote: 'origin', ref: branch, singleBranch: false, tags: true,
-  });
+export async function fetchOrigin(repo: Repo, remote: string, branch: string, deadlineMs: number): Promise<void> {
+  const deadline = new AbortController();
+  const timer = setTimeout(() => deadline.abort(new Error(`the fetch did not end within ${deadlineMs} ms (UPDATES_FETCH_TIMEOUT_MS)`)), deadlineMs);
+  try {
+    await git.fetch({
+      fs, http: boundedHttp(Math.min(IDLE_MS, deadlineMs), deadline.signal), dir: repo.dir, gitdir: repo.gitdir, cache: repo.cache,
+      remote, ref: branch, singleBranch: false, tags: true,
+    });
+  } catch (err) {
+    // what stopped it, rather than how isomorphic-git's reader reported the cut
+    if (deadline.signal.aborted) throw deadline.signal.reason;
+    throw err;
+  } finally {
+    clearTimeout(timer);
+  }
 }
 
 /** Where HEAD and the part's branch are, to put them back when an update fails half-way. */
@@ -140,10 +187,17 @@ export async function initFromContent(dir: string, gitdir: string, branch: strin
   }
 }
 
-/** Sets `origin`'s URL in the repository's config when the configured one differs. */
-export async function ensureOrigin(repo: Repo, url: string): Promise<void> {
-  const had: unknown = await git.getConfig({ fs, gitdir: repo.gitdir, path: 'remote.origin.url' });
-  if (had !== url) await git.addRemote({ fs, gitdir: repo.gitdir, remote: 'origin', url, force: true });
+/**
+ * The remote a configured origin (`<PART>_ORIGIN`) is fetched as: the repository's own `origin`
+ * stays as its owner set it, and serves again once the setting is gone. (isomorphic-git fetches
+ * into `refs/remotes/<name>/` only for a remote written in the config.)
+ */
+export const CONFIGURED_REMOTE = 'logsift-origin';
+
+/** Writes the remote `remote` with `url` in the repository's config when it differs. */
+export async function ensureRemote(repo: Repo, remote: string, url: string): Promise<void> {
+  const had: unknown = await git.getConfig({ fs, gitdir: repo.gitdir, path: `remote.${remote}.url` });
+  if (had !== url) await git.addRemote({ fs, gitdir: repo.gitdir, remote, url, force: true });
 }
 
 export async function originUrl(repo: Repo): Promise<string | undefined> {

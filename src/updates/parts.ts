@@ -2,7 +2,7 @@ import { History } from './describe.js';
 import { changedFiles, filesBetween, findGitdir, redactUrl, resolveCommit, fs, git, type Repo } from './git.js';
 import { LockFile } from '../lock-file.js';
 import {
-  bundledCommit, currentPosition, ensureOrigin, fetchOrigin, initFromContent, moveBranch, originUrl,
+  bundledCommit, CONFIGURED_REMOTE, currentPosition, ensureRemote, fetchOrigin, initFromContent, moveBranch, originUrl,
   UpdateError, withRollback, untrackedInTheWay,
 } from './operations.js';
 import { computeRecord, type StatusRecord } from './status.js';
@@ -32,6 +32,7 @@ export interface PartsLog {
 export interface PartsOptions {
   readonly parts: readonly PartSpec[];
   readonly fetchIntervalMs: number;
+  /** a fetch's deadline (ms), whatever the origin still sends */
   readonly fetchTimeoutMs?: number;
   readonly appVersion: string;
   /** reloads what depends on a data part once its files changed; a throw rolls the update back */
@@ -55,6 +56,11 @@ class PartState {
 }
 
 const silent: PartsLog = { info: () => undefined, warn: () => undefined };
+
+/** The remote a part's origin is fetched as: its configured origin's, else the repository's `origin`. */
+function remoteOf(spec: PartSpec): string {
+  return spec.origin ? CONFIGURED_REMOTE : 'origin';
+}
 
 /**
  * The updatable parts (the service's checkout and the data repositories under `repos/`): their
@@ -114,8 +120,8 @@ export class UpdatableParts {
   }
 
   /**
-   * The files an update would change: those that differ between HEAD and the last fetched
-   * `origin/<branch>` (nothing is fetched here). Empty when the part is not a repository yet (it is
+   * The files an update would change: those that differ between HEAD and the origin's branch as
+   * last fetched (nothing is fetched here). Empty when the part is not a repository yet (it is
    * not made one by this question) or nothing has been fetched.
    */
   async filesBehindOrigin(name: PartName): Promise<string[]> {
@@ -124,7 +130,7 @@ export class UpdatableParts {
     if (!gitdir) return [];
     const repo: Repo = { dir: st.spec.dir, gitdir, cache: {} };
     const head = await resolveCommit(repo, 'HEAD');
-    const remote = await resolveCommit(repo, `refs/remotes/origin/${await this.branchOf(st.spec, repo)}`);
+    const remote = await resolveCommit(repo, `refs/remotes/${remoteOf(st.spec)}/${await this.branchOf(st.spec, repo)}`);
     return head && remote ? filesBetween(repo, head, remote) : [];
   }
 
@@ -133,27 +139,38 @@ export class UpdatableParts {
     if (spec.branch) return spec.branch;
     const current = await git.currentBranch({ fs, gitdir: repo.gitdir });
     if (current) return current;
-    const remoteHead = await git.resolveRef({ fs, gitdir: repo.gitdir, ref: 'refs/remotes/origin/HEAD', depth: 2 }).catch(() => undefined);
-    return remoteHead?.startsWith('refs/remotes/origin/') ? remoteHead.slice('refs/remotes/origin/'.length) : 'master';
+    const prefix = `refs/remotes/${remoteOf(spec)}/`;
+    const remoteHead = await git.resolveRef({ fs, gitdir: repo.gitdir, ref: `${prefix}HEAD`, depth: 2 }).catch(() => undefined);
+    return remoteHead?.startsWith(prefix) ? remoteHead.slice(prefix.length) : 'master';
   }
 
-  /** The origin's URL: the configured one (written to the repository's config), else the repository's own. */
+  /** The origin's URL: the configured one, else the repository's own `origin` remote's (nothing is written). */
   private async originOf(spec: PartSpec, repo: Repo): Promise<string | undefined> {
-    if (!spec.origin) return originUrl(repo);
-    await ensureOrigin(repo, spec.origin);
-    return spec.origin;
+    return spec.origin ?? originUrl(repo);
   }
 
-  /** Fetches (when an origin is known) and looks for local changes, at most once per interval. */
+  /** Fetches the part's origin: a configured one as its own remote, never by rewriting `origin`. */
+  private async fetch(spec: PartSpec, repo: Repo, branch: string): Promise<void> {
+    if (spec.origin) await ensureRemote(repo, CONFIGURED_REMOTE, spec.origin);
+    await fetchOrigin(repo, remoteOf(spec), branch, this.opts.fetchTimeoutMs ?? 120_000);
+  }
+
+  /**
+   * Fetches (when an origin is known) and looks for local changes, at most once per interval.
+   * A check already running is waited for by a `refresh` only: the others answer from the local
+   * refs at once rather than for as long as someone else's fetch takes.
+   */
   private async check(st: PartState, repo: Repo, refresh: boolean): Promise<void> {
     if (st.updating) return;
-    if (!st.checking) {
-      const due = refresh || st.lastCheck === 0 || this.now() - st.lastCheck >= this.opts.fetchIntervalMs;
-      if (!due) return;
-      st.checking = this.runCheck(st, repo).finally(() => {
-        st.checking = undefined;
-      });
+    if (st.checking) {
+      if (refresh) await st.checking;
+      return;
     }
+    const due = refresh || st.lastCheck === 0 || this.now() - st.lastCheck >= this.opts.fetchIntervalMs;
+    if (!due) return;
+    st.checking = this.runCheck(st, repo).finally(() => {
+      st.checking = undefined;
+    });
     await st.checking;
   }
 
@@ -161,7 +178,7 @@ export class UpdatableParts {
     st.lastCheck = this.now();
     if (await this.originOf(st.spec, repo)) {
       try {
-        await fetchOrigin(repo, await this.branchOf(st.spec, repo), this.opts.fetchTimeoutMs ?? 30_000);
+        await this.fetch(st.spec, repo, await this.branchOf(st.spec, repo));
         st.fetchedAt = new Date(this.now()).toISOString();
         st.fetchError = undefined;
       } catch (err) {
@@ -185,6 +202,7 @@ export class UpdatableParts {
     const record = await computeRecord({
       repo,
       branch: await this.branchOf(st.spec, repo),
+      remote: remoteOf(st.spec),
       localChanges: st.localChanges,
       bundledOid: await bundledCommit(repo),
     });
@@ -235,14 +253,14 @@ export class UpdatableParts {
     await st.checking?.catch(() => undefined);
     const branch = await this.branchOf(st.spec, repo);
     try {
-      await fetchOrigin(repo, branch, this.opts.fetchTimeoutMs ?? 30_000);
+      await this.fetch(st.spec, repo, branch);
     } catch (err) {
       st.fetchError = `fetch failed: ${(err as Error).message}`;
       throw new UpdateError(500, 'fetchFailed', (err as Error).message);
     }
     st.fetchedAt = new Date(this.now()).toISOString();
     st.fetchError = undefined;
-    const remoteOid = await resolveCommit(repo, `refs/remotes/origin/${branch}`);
+    const remoteOid = await resolveCommit(repo, `refs/remotes/${remoteOf(st.spec)}/${branch}`);
     if (!remoteOid) throw new UpdateError(500, 'fetchFailed', `origin has no branch ${branch}`);
     return { branch, remoteOid };
   }

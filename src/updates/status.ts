@@ -32,6 +32,8 @@ export interface StatusRecord {
 export interface RecordInput {
   readonly repo: Repo;
   readonly branch: string;
+  /** the remote whose `refs/remotes/<remote>/<branch>` is the origin's branch */
+  readonly remote: string;
   /** from the last check, which is only as frequent as fetches (the walk of a big tree is slow) */
   readonly localChanges: boolean;
   /** the root commit made from the bundled content, if HEAD may still be it */
@@ -39,14 +41,14 @@ export interface RecordInput {
 }
 
 /**
- * Computes the record from the local refs (HEAD, `refs/remotes/origin/<branch>`, tags), without
+ * Computes the record from the local refs (HEAD, `refs/remotes/<remote>/<branch>`, tags), without
  * network. With no remote-tracking ref (no origin, never fetched) the part compares with itself.
  */
 export async function computeRecord(input: RecordInput): Promise<StatusRecord> {
   const { repo, branch } = input;
   const headOid = await resolveCommit(repo, 'HEAD');
   if (!headOid) throw new Error(`${repo.dir}: the repository has no commit`);
-  const remoteOid = await resolveCommit(repo, `refs/remotes/origin/${branch}`);
+  const remoteOid = await resolveCommit(repo, `refs/remotes/${input.remote}/${branch}`);
   const history = new History(repo);
   const tags = await listTagInfos(repo);
   const byCommit = tagsByCommit(tags);

@@ -58,3 +58,13 @@ t.test('a reload that cannot read the platforms keeps the current snapshot', asy
   t.same(closed, []);
   await rt.close();
 });
+
+t.test('versions given to a reload come with its pool, and not at all when it fails', async (t) => {
+  const { start } = fakeRuntime(['a', 'b']);
+  const rt = await start();
+  await rt.reloadPlatforms({ middlewares_version: 'abc1234' });
+  t.match(rt.current, { pool: { name: 'pool-b' }, versions: { middlewares_version: 'abc1234', platforms_version: 'b' } });
+  await t.rejects(rt.reloadPlatforms({ middlewares_version: 'def5678' }), /cannot read/);
+  t.equal(rt.current.versions.middlewares_version, 'abc1234', 'the failed reload\'s version is not kept');
+  await rt.close();
+});

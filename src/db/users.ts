@@ -63,6 +63,7 @@ export class UserStore {
   private readonly countAdmins;
   private readonly all;
   private readonly byUserid;
+  private readonly byId;
   private readonly insert;
   private readonly rename;
   private readonly regroup;
@@ -74,6 +75,7 @@ export class UserStore {
     this.countAdmins = db.prepare(`SELECT count(*) FROM users WHERE user_group = 'admin'`).pluck();
     this.all = db.prepare('SELECT * FROM users ORDER BY userid');
     this.byUserid = db.prepare('SELECT * FROM users WHERE userid = ?');
+    this.byId = db.prepare('SELECT * FROM users WHERE id = ?');
     this.insert = db.prepare(`INSERT INTO users (userid, password_hash, user_group, founder, created_at, updated_at)
       VALUES (@userid, @hash, @group, @founder, @now, @now) RETURNING *`);
     this.rename = db.prepare('UPDATE users SET userid = @userid, updated_at = @now WHERE id = @id');
@@ -95,9 +97,20 @@ export class UserStore {
     return row && toUser(row);
   }
 
+  /** The account of an id (job tickets name accounts by id). */
+  getById(id: number): User | undefined {
+    const row = this.byId.get(id) as UserRow | undefined;
+    return row && toUser(row);
+  }
+
   /** The stored hash, for the password check only. */
   passwordHash(username: string): string | undefined {
     return this.row(username)?.password_hash;
+  }
+
+  /** The stored hash of an id's account: what a job ticket is bound to. */
+  passwordHashById(id: number): string | undefined {
+    return (this.byId.get(id) as UserRow | undefined)?.password_hash;
   }
 
   /** Creates the founding administrator, only while the table is empty. */

@@ -75,55 +75,56 @@ export function mayAccessJob(user: User | null, owner: number | null | undefined
 export const TICKET_TTL_MS = 6 * 3600_000;
 
 /**
- * Tickets: `?ticket=` on a GET of a job's files stands for the login of the user it was issued
+ * Tickets: `?ticket=` on a GET of a job's files stands for the login of the account it was issued
  * to (by a request that logged in with credentials), for that job only and for a few hours. A
  * page keeps its password in memory and cannot put it in a link (a download, the HTML report); it
- * puts a ticket there instead. The key is drawn at start: a restart ends every ticket. The MAC
- * also covers the account's stamp (its current password hash, see `stampOf`): a new password, set
- * by its user or by an administrator, or the account's deletion ends its tickets, as it ends the
- * old password.
+ * puts a ticket there instead. The key is drawn at start: a restart ends every ticket. A ticket
+ * names its account by an opaque subject (the account's id, not its address: a link passed on or
+ * logged by a proxy does not say whose it is), and its MAC also covers the account's stamp (its
+ * current password hash, see `stampOf`): a new password, set by its user or by an administrator,
+ * or the account's deletion ends its tickets, as it ends the old password.
  */
 export class JobTickets {
   private readonly key = randomBytes(32);
 
-  /** `stampOf(username)`: a value that changes with the account's password; undefined without such an account. */
+  /** `stampOf(subject)`: a value that changes with the account's password; undefined without such an account. */
   constructor(
-    private readonly stampOf: (username: string) => string | undefined,
+    private readonly stampOf: (subject: string) => string | undefined,
     private readonly ttlMs = TICKET_TTL_MS,
   ) {}
 
-  private mac(jobId: string, expires: string, user: string, stamp: string): string {
-    // jobId, expires and user hold no `.`: the fields cannot be shifted into one another.
-    return createHmac('sha256', this.key).update(`${jobId}.${expires}.${user}.${stamp}`).digest('base64url');
+  private mac(jobId: string, expires: string, subject: string, stamp: string): string {
+    // jobId, expires and the encoded subject hold no `.`: the fields cannot be shifted into one another.
+    return createHmac('sha256', this.key).update(`${jobId}.${expires}.${subject}.${stamp}`).digest('base64url');
   }
 
-  /** The stamp a ticket of `username` is bound to ('' for an anonymous job), or undefined when the account is gone. */
-  private stamp(username: string | null): string | undefined {
-    return username === null ? '' : this.stampOf(username);
+  /** The stamp a ticket of `subject` is bound to ('' for an anonymous job), or undefined when the account is gone. */
+  private stamp(subject: string | null): string | undefined {
+    return subject === null ? '' : this.stampOf(subject);
   }
 
-  /** A ticket for `username`'s login (null: an anonymous job); undefined when there is no such account. */
-  issue(jobId: string, username: string | null, now = Date.now()): string | undefined {
-    const stamp = this.stamp(username);
+  /** A ticket for `subject`'s login (null: an anonymous job); undefined when there is no such account. */
+  issue(jobId: string, subject: string | null, now = Date.now()): string | undefined {
+    const stamp = this.stamp(subject);
     if (stamp === undefined) return undefined;
     const expires = String(Math.floor((now + this.ttlMs) / 1000));
-    const user = Buffer.from(username ?? '').toString('base64url');
-    return `${expires}.${user}.${this.mac(jobId, expires, user, stamp)}`;
+    const encoded = Buffer.from(subject ?? '').toString('base64url');
+    return `${expires}.${encoded}.${this.mac(jobId, expires, encoded, stamp)}`;
   }
 
-  /** The user a valid ticket of this job stands for (null: issued for an anonymous job), or undefined. */
-  check(ticket: string, jobId: string, now = Date.now()): { username: string | null } | undefined {
-    const [expires, user, mac, extra] = ticket.split('.');
-    if (extra !== undefined || !expires || user === undefined || !mac || !/^[0-9]+$/.test(expires)) return undefined;
+  /** The subject a valid ticket of this job stands for (null: issued for an anonymous job), or undefined. */
+  check(ticket: string, jobId: string, now = Date.now()): { subject: string | null } | undefined {
+    const [expires, encoded, mac, extra] = ticket.split('.');
+    if (extra !== undefined || !expires || encoded === undefined || !mac || !/^[0-9]+$/.test(expires)) return undefined;
     if (Number(expires) * 1000 < now) return undefined;
-    const decoded = Buffer.from(user, 'base64url').toString('utf8');
-    const username = decoded === '' ? null : decoded;
-    const stamp = this.stamp(username);
+    const decoded = Buffer.from(encoded, 'base64url').toString('utf8');
+    const subject = decoded === '' ? null : decoded;
+    const stamp = this.stamp(subject);
     if (stamp === undefined) return undefined;
-    const wanted = Buffer.from(this.mac(jobId, expires, user, stamp));
+    const wanted = Buffer.from(this.mac(jobId, expires, encoded, stamp));
     const given = Buffer.from(mac);
     if (given.length !== wanted.length || !timingSafeEqual(given, wanted)) return undefined;
-    return { username };
+    return { subject };
   }
 }
 
@@ -197,15 +198,15 @@ export default fp(async (app) => {
   }
 
   // The stored hash changes (new salt) with every new password: it stands for the password's state.
-  const tickets = new JobTickets((username) => users.passwordHash(username));
+  const tickets = new JobTickets((subject) => users.passwordHashById(Number(subject)));
 
   /** A `?ticket=` on a GET of a job's files: its user (the route's `jobId`), or a refusal. */
   function ticketCheck(request: FastifyRequest): ApiError | undefined {
     const ticket = (request.query as { ticket?: unknown } | undefined)?.ticket;
     const jobId = (request.params as { jobId?: unknown } | undefined)?.jobId;
     const holder = typeof ticket === 'string' && typeof jobId === 'string' ? tickets.check(ticket, jobId) : undefined;
-    const user = holder?.username ? users.get(holder.username) : undefined;
-    if (!holder || (holder.username !== null && !user)) return new ApiError(401, 'invalidTicket');
+    const user = holder?.subject ? users.getById(Number(holder.subject)) : undefined;
+    if (!holder || (holder.subject !== null && !user)) return new ApiError(401, 'invalidTicket');
     request.user = user ?? null;
     request.viaTicket = true;
     return undefined;

@@ -140,7 +140,7 @@ export default async function jobResultRoutes(instance: FastifyInstance): Promis
     const { jobId } = request.params;
     reply.header('Cache-Control', 'no-store');
     // Only a login with credentials earns a ticket: one opened with a ticket would renew it forever.
-    const ticket = request.user && !request.viaTicket ? (app.jobTickets.issue(jobId, request.user.username) ?? null) : null;
+    const ticket = request.user && !request.viaTicket ? (app.jobTickets.issue(jobId, String(request.user.id)) ?? null) : null;
     const job = app.runningJobs.get(jobId);
     if (job) {
       const p = job.progress();

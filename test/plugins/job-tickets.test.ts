@@ -11,10 +11,10 @@ t.test('a ticket stands for its user, for its job only, until it expires', async
   const tickets = new JobTickets(stampOf);
   const now = Date.now();
   const ticket = tickets.issue(JOB, 'jane@example.org', now)!;
-  t.same(tickets.check(ticket, JOB, now), { username: 'jane@example.org' });
+  t.same(tickets.check(ticket, JOB, now), { subject: 'jane@example.org' });
   t.equal(tickets.check(ticket, OTHER, now), undefined, 'another job');
   t.equal(tickets.check(ticket, JOB, now + TICKET_TTL_MS + 1000), undefined, 'expired');
-  t.same(tickets.check(tickets.issue(JOB, null, now)!, JOB, now), { username: null }, 'an anonymous job');
+  t.same(tickets.check(tickets.issue(JOB, null, now)!, JOB, now), { subject: null }, 'an anonymous job');
   const [expires, user, mac] = ticket.split('.');
   const forged = [String(Number(expires) + 3600), user, mac].join('.');
   t.equal(tickets.check(forged, JOB, now), undefined, 'a later expiry breaks the signature');
@@ -29,7 +29,7 @@ t.test('a ticket ends with its account\'s password', async (t) => {
   const tickets = new JobTickets((username) => mine.get(username));
   const now = Date.now();
   const ticket = tickets.issue(JOB, 'jane@example.org', now)!;
-  t.same(tickets.check(ticket, JOB, now), { username: 'jane@example.org' });
+  t.same(tickets.check(ticket, JOB, now), { subject: 'jane@example.org' });
   mine.set('jane@example.org', '$argon2id$jane-2');
   t.equal(tickets.check(ticket, JOB, now), undefined, 'a new password');
   mine.set('jane@example.org', '$argon2id$jane-1');

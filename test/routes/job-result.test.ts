@@ -24,6 +24,8 @@ t.test('a job ticket: only a login with credentials earns one, and a new passwor
 
   const first = await ticketOf(user);
   t.equal((await traces(first)).statusCode, 200, 'the ticket opens the job\'s files');
+  const subject = Buffer.from(first.split('.')[1], 'base64url').toString();
+  t.notMatch(subject, /@/, `the ticket names the account by its id (${subject}), not its address: links get passed on and logged`);
   const renewed = await progress(`?ticket=${encodeURIComponent(first)}`);
   t.equal(renewed.statusCode, 200, 'a ticket still reads the progress');
   t.equal(renewed.json().ticket, null, 'but gets no new ticket: a leaked one cannot be renewed');

@@ -19,6 +19,9 @@ function cannotStart(err: unknown): never {
 /** Starts the service; SIGTERM/SIGINT end running jobs cleanly, then close the pool and database. */
 let config: Config;
 let app: FastifyInstance;
+// What the service writes (job files holding the log's lines, with addresses and logins; the
+// database of accounts) is not for the machine's other users: group read at most.
+process.umask(process.umask() | 0o027);
 try {
   config = readConfig();
   app = await buildApp(config);

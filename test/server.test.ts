@@ -73,6 +73,10 @@ t.test('SIGTERM ends a running job cleanly, then the pool and the database; a re
   db2.close();
   const ok = await fetch(again.url, { method: 'POST', body: LINE(2), headers: { 'Log-Format-ezproxy': '%h %l %u %t "%r" %s %b' } });
   t.equal(ok.status, 200, 'new jobs run');
+  await ok.text();
+  // the job files hold the log's lines (addresses, logins): not for the machine's other users
+  const written = [join(varDir, 'logsift.sqlite'), join(varDir, 'jobs', id), ...(await readdir(join(varDir, 'jobs', id))).map((f) => join(varDir, 'jobs', id, f))];
+  for (const file of written) t.equal((await stat(file)).mode & 0o007, 0, `${file.slice(varDir.length)}: no access for others`);
   again.child.kill('SIGTERM');
   await once(again.child, 'exit');
 });

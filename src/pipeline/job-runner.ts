@@ -116,6 +116,13 @@ export class Job {
   private boundedCaller: BoundedCaller | undefined;
   private seq = 0;
   private nextSeq = 0;
+  /** a multipart upload's files: the first batch of each, and its name (for the time-order warning) */
+  private readonly parts: Array<{ firstSeq: number; name: string }> = [];
+  private handlingPart = -1;
+  /** the file being handled has given no event yet */
+  private partStarting = false;
+  /** the latest time of the events handled so far (Unix seconds) */
+  private latestTs = -Infinity;
   private readonly inflight = new Set<Promise<void>>();
   private readonly ordered = new Map<number, BatchResult>();
   private readonly platformCounts = new Map<string, { key: string; n: number }>();
@@ -265,6 +272,7 @@ export class Job {
       for await (const input of breakable(inputs, this.inputBreak.signal)) {
         part++;
         if (input.name !== undefined) this.report.set('files', String(part), input.name);
+        this.parts.push({ firstSeq: this.seq, name: input.name ?? 'the request body' });
         const what = input.name === undefined ? 'the request body' : `file ${part}: ${input.name}`;
         this.traces.info(`Reading ${what}${input.csv ? ' as a CSV file of events' : ''}`);
         const kind = input.csv ? 'csv' : 'log';
@@ -553,7 +561,26 @@ export class Job {
     for (const [domain, n] of Object.entries(result.unknownDomains)) this.unknownDomains.add(domain, n);
     for (const e of result.errors) this.traces.error(`A line could not be processed (unknown-errors): ${e}`);
     this.traces.debug(`Batch ${result.seq}: ${result.lines} lines, ${result.events.count} events, rejects ${JSON.stringify(result.rejects)}`);
-    for (const event of unpackEvents(result.events)) this.sequential.push(event, this.sink);
+    // A file that starts before the end of the files before it (files not in time order): its lines
+    // up to then are out of order (unordered-ecs). Said once a file: the reference says nothing.
+    while (this.handlingPart + 1 < this.parts.length && this.parts[this.handlingPart + 1].firstSeq <= result.seq) {
+      this.handlingPart++;
+      this.partStarting = this.handlingPart > 0;
+    }
+    for (const event of unpackEvents(result.events)) {
+      if (this.partStarting) {
+        this.partStarting = false;
+        if (event.ts < this.latestTs) this.warnFileOrder(event.ts);
+      }
+      if (event.ts > this.latestTs) this.latestTs = event.ts;
+      this.sequential.push(event, this.sink);
+    }
+  }
+
+  private warnFileOrder(ts: number): void {
+    const iso = (s: number) => new Date(s * 1000).toISOString().replace('.000Z', 'Z');
+    const part = this.parts[this.handlingPart];
+    this.traces.warn(`File ${this.handlingPart + 1} (${part.name}) starts at ${iso(ts)}, before the last line of the files before it (${iso(this.latestTs)}): the files are not in time order, and its lines dated before that are out of order (unordered-ecs) when double clicks are removed; send the files in time order`);
   }
 
   private emit(event: EventRecord): void {

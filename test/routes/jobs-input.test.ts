@@ -177,3 +177,17 @@ t.test('header values sent as UTF-8 are read as UTF-8', async (t) => {
   const other = JSON.parse(readFileSync(`${server.varDir}/jobs/${latin1.headers['job-id']}/report.json`, 'utf8'));
   t.equal(other.general['client-user-agent'], 'Mözilla/5.0', 'bytes that are not UTF-8 stay Latin-1');
 });
+
+t.test('multipart files out of time order: a warning in the traces naming the file', async (t) => {
+  const at = (minute: number, i: number) => `1.2.3.${i} - U${i} [30/Nov/2012:00:${String(minute).padStart(2, '0')}:00 +0100] "GET http://www.sciencedirect.com:80/science/article/pii/S09670645080003${String(i).padStart(2, '0')} HTTP/1.1" 200 1\n`;
+  const traces = async (files: Array<[string, string]>) => {
+    const form = multipart(files.map(([name, text]) => ({ name, type: 'text/plain', data: Buffer.from(text) })));
+    const res = await post(url, form.body, { ...FORMAT, 'Content-Type': form.type });
+    t.equal(res.status, 200);
+    return (await fetch(`${url}/${res.headers['job-id']}/job-traces.log`)).text();
+  };
+  const late = [at(10, 1), at(11, 2)].join('');
+  const early = [at(5, 3), at(12, 4)].join('');
+  t.match(await traces([['late.log', late], ['early.log', early]]), /File 2 \(early\.log\) starts at 2012-11-29T23:05:00Z, before the last line of the files before it \(2012-11-29T23:11:00Z\): the files are not in time order/);
+  t.notMatch(await traces([['early.log', [at(5, 3), at(6, 4)].join('')], ['late.log', late]]), /not in time order/, 'in order: nothing said');
+});

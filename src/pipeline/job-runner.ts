@@ -337,6 +337,10 @@ export class Job {
       maxRowBytes: this.deps.config.limits.maxLineBytes,
       onColumns: (columns) => {
         this.report.general['input-first-line'] ??= columns.join(';');
+        // every row would be an unknown format: said at once, not as a 200 with no event
+        if (!columns.some((c) => c === 'datetime' || c === 'timestamp' || c === 'epoch')) {
+          throw new StatusError(4003, `the CSV file has no datetime, timestamp or epoch column: its events cannot be dated (columns: ${columns.join(', ').slice(0, 200)})`);
+        }
         if (!this.spec) {
           this.csvColumns = columns;
           this.startParsing({ family: CSV_FAMILY, columns });

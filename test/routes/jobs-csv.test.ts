@@ -1,4 +1,7 @@
 import t from 'tap';
+import { request, type IncomingMessage } from 'node:http';
+import { once } from 'node:events';
+import { setTimeout as sleep } from 'node:timers/promises';
 import { createHash } from 'node:crypto';
 import { readFileSync } from 'node:fs';
 import { gzipSync } from 'node:zlib';
@@ -114,6 +117,29 @@ t.test('bad CSV gets a clear error, and the service goes on', async (t) => {
   t.equal(row?.status_code, 4003, 'log lines and CSV events in one job');
   t.match(mixed.headers['service-status-message'] ?? mixed.trailers['service-status-message'], /separate jobs/);
 
+  const comma = await post(url, HEAD.replace(/;/g, ',') + ARTICLE.replace(/;/g, ','), { 'Content-Type': 'text/csv' });
+  t.equal(comma.headers['service-status'], '4003', 'a CSV saved with "," separators');
+  t.match(comma.headers['service-status-message'], /separated by ";"/);
+  const undated = await post(url, 'host;url\n1.2.3.4;http://www.sciencedirect.com/science/article/pii/S0967064508000301\n', { 'Content-Type': 'text/csv' });
+  t.equal(undated.headers['service-status'], '4003', 'no column to date the events by');
+  t.match(undated.headers['service-status-message'], /no datetime, timestamp or epoch column/);
+
   const after = await post(url, HEAD + ARTICLE, { 'Content-Type': 'text/csv' });
   t.equal(after.status, 200, 'the service goes on');
+});
+
+t.test('a CSV of megabytes whose answer is read late: every row (see csv-events.test.ts for the false 4022 this once gave)', async (t) => {
+  const pad = (n: number, w = 2) => String(n).padStart(w, '0');
+  let text = 'datetime;url;host;status\n';
+  for (let i = 0; i < 40_000; i++) text += `2024-03-04T${pad(Math.floor(i / 3600) % 24)}:${pad(Math.floor(i / 60) % 60)}:${pad(i % 60)}+01:00;https://www.sciencedirect.com/science/article/pii/S09670645080${pad(i, 5)};10.0.0.1;200\n`;
+  // the answer read only after a pause: the job waits for it while the upload keeps coming
+  const req = request(url, { method: 'POST', headers: { 'Content-Type': 'text/csv', 'Double-Click-Removal': 'false', TE: 'trailers' } });
+  req.end(text);
+  const [res] = (await once(req, 'response')) as [IncomingMessage];
+  res.pause();
+  await sleep(1500);
+  let answer = '';
+  for await (const chunk of res) answer += chunk;
+  t.equal(res.trailers['job-done'], 'true', `${(text.length / 1e6).toFixed(1)} MB: the job done`);
+  t.equal(csvRows(answer).length - 1, 40_000, 'every row an event');
 });

@@ -32,22 +32,21 @@ export interface CsvEventOptions {
  * the file in the parser).
  */
 export async function* csvEventLines(source: AsyncIterable<Uint8Array>, opts: CsvEventOptions): AsyncIterable<Uint8Array> {
-  // Bytes fed to the parser, and at its last row: the difference bounds what it holds, with the
-  // slack of the streams' own buffers between the two.
-  let fed = 0;
-  let fedAtRow = 0;
-  const limit = opts.maxRowBytes > 0 ? opts.maxRowBytes + 2 * CHUNK_BYTES : Infinity;
-  async function* counted(): AsyncIterable<Uint8Array> {
+  const parser = parseCsv<string[], string[]>({ delimiter: ';', ignoreEmpty: true });
+  // What bounds the parser's memory is the text it holds without a complete row (its `lines`, the
+  // unparsed rest: an unclosed quote makes it the rest of the file). Bytes counted between the
+  // input and the rows taken were not it: the streams in between hold a megabyte of short rows
+  // when the job reads slower than the upload comes, and a CSV of 1 MB failed with a false 4022.
+  const unparsed = () => ((parser as unknown as { lines?: unknown }).lines as string | undefined)?.length ?? 0;
+  async function* checked(): AsyncIterable<Uint8Array> {
     for await (const chunk of source) {
-      fed += chunk.length;
-      if (fed - fedAtRow > limit) {
+      if (opts.maxRowBytes > 0 && unparsed() > opts.maxRowBytes) {
         throw new StatusError(4022, `a CSV row is longer than ${opts.maxRowBytes} bytes: a quoted cell may lack its closing quote`);
       }
       yield chunk;
     }
   }
-  const parser = parseCsv<string[], string[]>({ delimiter: ';', ignoreEmpty: true });
-  const feeding = pipeline(Readable.from(decodedText(counted(), opts.charset)), parser);
+  const feeding = pipeline(Readable.from(decodedText(checked(), opts.charset)), parser);
   // the parser's iteration reports the failure; this keeps the pipeline's own copy from going unheard
   feeding.catch(() => undefined);
   let columns: string[] | undefined;
@@ -55,10 +54,14 @@ export async function* csvEventLines(source: AsyncIterable<Uint8Array>, opts: Cs
   let pendingBytes = 0;
   try {
     for await (const cells of parser as AsyncIterable<string[]>) {
-      fedAtRow = fed;
       if (columns === undefined) {
         columns = cells.map((c) => c.trim());
         if (!columns.some((c) => c !== '')) throw new StatusError(4003, 'the CSV file\'s first row names no column');
+        // saved by a spreadsheet with another separator: one column whose name holds the others
+        if (columns.length === 1 && /[,\t]/.test(columns[0])) {
+          throw new StatusError(4003, `the CSV file's first row is one column, ${JSON.stringify(columns[0].slice(0, 60))}: a CSV of events is separated by ";" (as logsift writes it); save it with ";" separators`);
+        }
+
         opts.onColumns(columns.filter((c) => c !== ''));
         continue;
       }

@@ -804,6 +804,22 @@ export function makeIsoEventTimer(defaultZone: string): (fields: Record<string, 
   const withSpace = makeEventTimer('YYYY-MM-DD HH:mm:ssZ', defaultZone);
   return (fields) => {
     const datetime = fields.datetime;
-    return datetime !== undefined && datetime.charCodeAt(10) === 32 ? withSpace(fields) : withT(fields);
+    if (datetime === undefined) return withT(fields);
+    // seconds' fractions and a space before the offset: left out of the text read, or the offset
+    // after them was lost (the date read in the default zone, hours off)
+    const plain = isoWithoutFraction(datetime);
+    const read = plain === datetime ? fields : { ...fields, datetime: plain };
+    return plain.charCodeAt(10) === 32 ? withSpace(read) : withT(read);
   };
+}
+
+/** `2024-03-04T08:05:07.123 +05:30` → `2024-03-04T08:05:07+05:30`; other texts as they are. */
+function isoWithoutFraction(text: string): string {
+  let end = 19;
+  if (text.charCodeAt(end) === 46 || text.charCodeAt(end) === 44) {
+    end++;
+    while (end < text.length && text.charCodeAt(end) >= 48 && text.charCodeAt(end) <= 57) end++;
+  }
+  while (end < text.length && text.charCodeAt(end) === 32) end++;
+  return end === 19 ? text : text.slice(0, 19) + text.slice(end);
 }

@@ -4,6 +4,7 @@ import {
   DateFormatError,
   DEFAULT_DATE_FORMAT,
   makeEventTimer,
+  makeIsoEventTimer,
   type EventTime,
 } from '../../src/pipeline/dates.js';
 
@@ -311,4 +312,14 @@ t.test('a Date-Format without Z: an offset written right after the date is read,
   for (const rest of [' +05', ' -0500 x', ' 0500', ' [x]', ':11 +0500']) {
     t.same(parsed('DD/MMM/YYYY:HH:mm', `30/Nov/2012:00:00${rest}`, 'Europe/Paris'), { epochMs: at('2012-11-29T23:00:00Z'), offsetMinutes: undefined }, JSON.stringify(rest));
   }
+});
+
+t.test('CSV re-injection dates: fractions of a second and a space before the offset keep the offset', async (t) => {
+  const iso = makeIsoEventTimer('Europe/Paris');
+  const at = (datetime: string) => iso({ datetime })?.timestamp;
+  t.equal(at('2024-03-04T08:05:07.123+05:30'), Date.parse('2024-03-04T02:35:07Z') / 1000, 'a fraction, then the offset');
+  t.equal(at('2024-03-04T08:10:07 +01:00'), Date.parse('2024-03-04T07:10:07Z') / 1000, 'a space before the offset');
+  t.equal(at('2024-03-04 08:10:07.5 Z'), Date.parse('2024-03-04T08:10:07Z') / 1000);
+  t.equal(iso({ datetime: '2024-03-04T08:05:07.123+05:30' })?.datetime, '2024-03-04T08:05:07+05:30', 'the offset written is kept');
+  t.equal(at('2024-03-04T08:05:07'), Date.parse('2024-03-04T07:05:07Z') / 1000, 'no offset: the default zone');
 });

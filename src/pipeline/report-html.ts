@@ -12,7 +12,7 @@ import { REJECT_INFO, REJECT_TEXTS_FR } from '../info/rejects.js';
  * While the job runs the page reloads itself.
  */
 
-const CSS = `:root{--text:#1d2330;--muted:#5b6577;--line:#dfe4ec;--accent:#2f6fde;--soft:#e7effd;--ok:#1f8a4c;--bad:#c23b3b;--warn:#b26a00;--bg:#f4f6fa}
+const CSS = `:root{--text:#1d2330;--muted:#5b6577;--line:#dfe4ec;--accent:#2a63c9;--soft:#e7effd;--ok:#1a7541;--bad:#b23434;--warn:#935800;--bg:#f4f6fa}
 *{box-sizing:border-box}
 body{font-family:system-ui,-apple-system,"Segoe UI",Roboto,sans-serif;margin:0;color:var(--text);background:var(--bg);line-height:1.45}
 main{max-width:62rem;margin:0 auto;padding:1.5rem 1rem 3rem}
@@ -24,17 +24,17 @@ h3{font-size:.95rem;margin:1rem 0 .4rem;color:var(--muted)}
 section{background:#fff;border-radius:10px;box-shadow:0 1px 3px #0b1a3514;padding:1.25rem 1.5rem;margin:0 0 1rem}
 a{color:var(--accent)}
 code{font-family:ui-monospace,Menlo,Consolas,monospace;font-size:.9em}
-.meta{color:var(--muted);margin:0;font-size:.92em}
+.meta{color:var(--muted);margin:0;font-size:.92em;overflow-wrap:anywhere}
 .state{display:inline-block;vertical-align:middle;padding:.1rem .6rem;border-radius:999px;font-size:.6em;font-weight:600;background:var(--soft);color:var(--accent)}
 .state.done{background:#e3f5ea;color:var(--ok)}
 .state.failed,.state.stopped{background:#fde8e8;color:var(--bad)}
 .figures{display:grid;grid-template-columns:repeat(auto-fit,minmax(8.5rem,1fr));gap:.75rem;margin:0}
 .figures div{border:1px solid var(--line);border-radius:8px;padding:.6rem .8rem}
 .figures dt{font-size:.78em;color:var(--muted);text-transform:uppercase;letter-spacing:.04em}
-.figures dd{margin:.15rem 0 0;font-size:1.3rem;font-weight:650;font-variant-numeric:tabular-nums;white-space:nowrap}
+.figures dd{margin:.15rem 0 0;font-size:1.3rem;font-weight:650;font-variant-numeric:tabular-nums;overflow-wrap:anywhere}
 .notice{padding:.6rem .8rem;border-radius:6px;margin:.75rem 0 0;background:#fff3dc;color:var(--warn)}
 .notice.bad{background:#fde8e8;color:var(--bad)}
-.charts{display:grid;grid-template-columns:repeat(auto-fit,minmax(22rem,1fr));gap:0 1.5rem}
+.charts{display:grid;grid-template-columns:repeat(auto-fit,minmax(min(22rem,100%),1fr));gap:0 1.5rem}
 svg.chart{width:100%;height:auto;display:block}
 svg.chart text{fill:var(--text);font-size:12px;font-family:inherit}
 svg.chart text.value{fill:var(--muted)}
@@ -53,6 +53,7 @@ details>summary{cursor:pointer;font-weight:600}
 #all-values th{background:#B8E5FF;color:var(--text)}
 #all-values td.key{background:#DCF1FD;white-space:nowrap}
 footer{color:var(--muted);font-size:.85em;text-align:center}
+@media (max-width:40rem){section{padding:1rem}main{padding:1rem .5rem 2rem}#rejects thead{display:none}#rejects tr{display:grid;grid-template-columns:1fr auto auto;border-bottom:1px solid var(--line)}#rejects td{border:0}#rejects td.why,#rejects td:last-child{grid-column:1/-1;padding-top:0}#rejects td:last-child:empty{display:none}#all-values td.key{white-space:normal}}
 @media print{body{background:#fff}section{box-shadow:none;border:1px solid var(--line);break-inside:avoid}}`;
 
 /** The Content-Security-Policy of the page: nothing may load or run but its own stylesheet. */

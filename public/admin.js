@@ -68,12 +68,13 @@ async function loadUsers() {
     const other = u.group === 'admin' ? 'user' : 'admin';
     const actions = [];
     if (!u.founder && u.username !== me?.username) {
-      actions.push(h('button', { type: 'button', class: 'link', onclick: () => act(`Group of ${u.username} changed.`, () => api(`/api/admin/users/${encodeURIComponent(u.username)}`, { method: 'POST', json: { group: other } })) }, `Make ${other}`));
+      actions.push(h('button', { type: 'button', class: 'link', onclick: (e) => act(e.currentTarget, `Changing the group of ${u.username}…`, `Group of ${u.username} changed.`, () => api(`/api/admin/users/${encodeURIComponent(u.username)}`, { method: 'POST', json: { group: other } })) }, `Make ${other}`));
     }
-    actions.push(h('button', { type: 'button', class: 'link', onclick: () => resetPassword(u.username) }, 'New password'));
+    actions.push(h('button', { type: 'button', class: 'link', onclick: (e) => resetPassword(e.currentTarget, u.username) }, 'New password'));
     if (!u.founder && u.username !== me?.username) {
-      actions.push(h('button', { type: 'button', class: 'link danger', onclick: () => {
-        if (confirm(`Delete ${u.username}?`)) void act(`${u.username} deleted.`, () => api(`/api/admin/users/${encodeURIComponent(u.username)}`, { method: 'DELETE' }));
+      actions.push(h('button', { type: 'button', class: 'link danger', onclick: (e) => {
+        const button = e.currentTarget;
+        if (confirm(`Delete ${u.username}?`)) void act(button, `Deleting ${u.username}…`, `${u.username} deleted.`, () => api(`/api/admin/users/${encodeURIComponent(u.username)}`, { method: 'DELETE' }));
       } }, 'Delete'));
     }
     return h('tr', { dataset: { user: u.username } },
@@ -84,33 +85,49 @@ async function loadUsers() {
   }));
 }
 
-async function act(done, call) {
+/**
+ * Runs a request of the users' card: its button disabled and the message saying what is under
+ * way until the answer (an account's password takes argon2 about a second), then what happened.
+ */
+async function busy(button, doing, run) {
+  if (button.disabled) return;
+  button.disabled = true;
+  button.setAttribute('aria-busy', 'true');
+  say('#users-message', doing, 'busy');
   try {
-    await call();
-    say('#users-message', done, 'ok');
+    await run();
   } catch (err) {
     say('#users-message', messageOf(err), 'bad');
+  } finally {
+    button.disabled = false;
+    button.removeAttribute('aria-busy');
   }
+}
+
+async function act(button, doing, done, call) {
+  await busy(button, doing, async () => {
+    await call();
+    say('#users-message', done, 'ok');
+  });
   await loadUsers().catch(() => undefined);
 }
 
-async function resetPassword(username) {
-  try {
+async function resetPassword(button, username) {
+  await busy(button, `Setting a new password for ${username}…`, async () => {
     const r = await api(`/api/admin/passwords/${encodeURIComponent(username)}`, { method: 'POST' });
     const box = $('#users-message');
     box.className = 'notice ok';
     box.replaceChildren(`New password of ${r.username}: `, h('code', { id: 'new-password' }, r.password), ' — give it to them now, it is not shown again.');
-  } catch (err) {
-    say('#users-message', messageOf(err), 'bad');
-  }
+  });
 }
 
 function setupUserForm() {
   const form = $('#user-form');
+  const button = form.querySelector('button[type="submit"]');
   form.addEventListener('submit', async (event) => {
     event.preventDefault();
     const body = Object.fromEntries(new FormData(form));
-    await act(`${body.userid} added.`, async () => {
+    await act(button, `Adding ${body.userid}…`, `${body.userid} added.`, async () => {
       await api('/api/admin/users', { method: 'POST', json: body });
       form.reset();
     });
@@ -124,7 +141,11 @@ const STATE_TEXT = { uptodate: ['up to date', 'ok'], outdated: ['an update is av
 function describe(record) {
   if (!record['is-git-repo']) return [h('p', {}, `Version ${record.current ?? '?'} (not a git checkout: update the package or the image).`)];
   // Without an origin the comparison is with the part itself: say so rather than "up to date".
-  const [text, kind] = !record.origin ? ['no origin to compare with', 'warn'] : STATE_TEXT[record['from-head']] ?? [record['from-head'] ?? 'unknown', ''];
+  // Nor when the origin could not be asked: the comparison is then with what an earlier fetch left, if any.
+  const [text, kind] = !record.origin ? ['no origin to compare with', 'warn']
+    : record.error ? ['could not check', 'bad']
+      : !record.fetchedAt ? ['not checked yet', 'warn']
+        : STATE_TEXT[record['from-head']] ?? [record['from-head'] ?? 'unknown', ''];
   const rows = [
     ['Installed', record.current], ['Origin', record.head], ['Latest release', record.tag || '—'], ['Branch', record.branch],
     ['Local changes', record['local-changes'] ? 'yes' : 'no'], ['Local commits', record['local-commits'] ? 'yes' : 'no'],
@@ -132,7 +153,7 @@ function describe(record) {
   ];
   return [
     h('p', {}, h('span', { class: `badge ${kind}` }, text), record.updating ? h('span', { class: 'badge warn' }, ' updating') : null),
-    record.error ? h('p', { class: 'notice warn' }, record.error) : null,
+    record.error ? h('p', { class: `notice ${record.origin ? 'bad' : 'warn'}` }, record.origin ? `The origin could not be asked: ${record.error}` : record.error) : null,
     h('table', { class: 'kv' }, h('tbody', {}, rows.map(([k, v]) => h('tr', {}, h('td', {}, k), h('td', { class: 'mono' }, v ?? '—'))))),
   ];
 }

@@ -97,16 +97,22 @@ async function firstLines(max = 20) {
   const decoder = new TextDecoder();
   let text = '';
   let complete = false;
-  while (text.length < 48 * 1024) {
-    const { value, done } = await reader.read();
-    if (done) {
-      complete = true;
-      break;
+  try {
+    while (text.length < 48 * 1024) {
+      const { value, done } = await reader.read();
+      if (done) {
+        complete = true;
+        break;
+      }
+      text += decoder.decode(value, { stream: true });
+      if (text.split('\n').length > max + 1) break;
     }
-    text += decoder.decode(value, { stream: true });
-    if (text.split('\n').length > max + 1) break;
+  } catch (err) {
+    // A .gz that is not gzip ("incorrect header check"), a file gone from the disk
+    throw new Error(isGzip(file) ? `${file.name} could not be read as gzip: ${err.message}` : `${file.name} could not be read: ${err.message}`);
+  } finally {
+    await reader.cancel().catch(() => undefined);
   }
-  await reader.cancel().catch(() => undefined);
   const lines = text.split('\n');
   if (!complete) lines.pop(); // a line cut by the read
   return lines.filter((l) => l.trim()).slice(0, max).join('\n');
@@ -255,19 +261,19 @@ function refresh() {
 async function testFormat() {
   const out = $('#tester-out');
   out.replaceChildren(h('p', { class: 'hint' }, 'Testing…'));
-  const logLines = await firstLines();
-  if (!logLines) {
-    out.replaceChildren(h('p', { class: 'notice warn' }, 'Choose a file or paste lines first.'));
-    return;
-  }
-  const body = { logLines };
-  const proxy = $('#proxy').value;
-  if (proxy) body.proxy = proxy;
-  if ($('#format').value.trim()) body.format = $('#format').value.trim();
-  if ($('#date-format').value.trim()) body.dateFormat = $('#date-format').value.trim();
   try {
+    const logLines = await firstLines();
+    if (!logLines) {
+      out.replaceChildren(h('p', { class: 'notice warn' }, 'Choose a file or paste lines first.'));
+      return;
+    }
+    const body = { logLines };
+    const proxy = $('#proxy').value;
+    if (proxy) body.proxy = proxy;
+    if ($('#format').value.trim()) body.format = $('#format').value.trim();
+    if ($('#date-format').value.trim()) body.dateFormat = $('#date-format').value.trim();
     const r = await api('/api/format/logparser', { method: 'PUT', json: body });
-    out.replaceChildren(...renderTest(r, logLines.split('\n')[0]));
+    out.replaceChildren(...renderTest(r, logLines.split('\n')[0], body.dateFormat));
   } catch (err) {
     const message = err instanceof ApiError && err.status === 422
       ? 'This format takes too long on these lines: one of its regular expressions is too costly.'
@@ -276,12 +282,21 @@ async function testFormat() {
   }
 }
 
-function renderTest(r, line) {
+function renderTest(r, line, dateFormat) {
   const nodes = [];
-  if (r.strictMatch) {
-    nodes.push(h('p', { class: 'notice ok' }, `${r.autoDetect ? 'Recognised' : 'The format matches'}: ${r.proxy} format `, h('code', {}, r.format),
+  if (r.strictMatch && !r.recognised) {
+    // As a job counts lines: the format matches, but a line whose date does not read is rejected (4003).
+    const reason = r.ec?.datetime === undefined && r.ec?.timestamp === undefined && r.ec?.epoch === undefined
+      ? ['it reads no date from it: the format needs one (', h('code', {}, '%t'), ' for instance).']
+      : ['its date does not read with the date format ', h('code', {}, dateFormat ?? $('#date-format').placeholder), ': set the date format of your logs.'];
+    nodes.push(h('p', { class: 'notice bad', id: 'tester-verdict' }, `Not recognised: the ${r.proxy} format `, h('code', {}, r.format),
+      ' matches the first line, but ', ...reason, ` A job would reject such lines (${r.lines.matching} of the ${r.lines.tested} first lines would be kept) and fail with 4003.`));
+  } else if (r.strictMatch) {
+    nodes.push(h('p', { class: 'notice ok', id: 'tester-verdict' }, `${r.autoDetect ? 'Recognised' : 'The format matches'}: ${r.proxy} format `, h('code', {}, r.format),
       ` — ${r.lines.matching} of the ${r.lines.tested} first lines match.`));
-    if (r.autoDetect) {
+  }
+  if (r.strictMatch) {
+    if (r.autoDetect && r.recognised) {
       nodes.push(h('button', { type: 'button', onclick: () => { $('#proxy').value = r.proxy; $('#format').value = r.format; refresh(); } }, 'Use this format'));
     }
     if (r.missing.length) nodes.push(h('p', { class: 'notice warn' }, `The events would lack: ${r.missing.join(', ')}.`));
@@ -329,13 +344,18 @@ function showUpload(loaded, total) {
   if (page.job?.phase === 'upload') $('#status-line').textContent = `Sending the files: ${percent} % of ${formatBytes(total)}, processed as they arrive.`;
 }
 
-/** Links to the job's files; a ticket stands for the login in links (they cannot carry a password). */
-function showResult(job, p) {
+/**
+ * Links to the job's files; a ticket stands for the login in links (they cannot carry a password).
+ * The result is the main action of a job that worked; for one that failed or was cancelled, the
+ * report (which says why), the result then only what was written before the end.
+ */
+function showResult(job, p, ok) {
   const q = p.ticket ? `?ticket=${encodeURIComponent(p.ticket)}` : '';
   const base = `/${job.id}`;
   const links = [];
-  if (p.result) links.push(h('a', { class: 'primary', href: `${base}${q}`, id: 'download-result', download: '' }, `Download the result (${formatNumber(p.events)} events)`));
-  links.push(h('a', { href: `${base}/job-report.html${q}`, id: 'open-report', target: '_blank', rel: 'noopener' }, 'Open the report'));
+  if (p.result && ok) links.push(h('a', { class: 'primary', href: `${base}${q}`, id: 'download-result', download: '' }, `Download the result (${formatNumber(p.events)} events)`));
+  links.push(h('a', { class: ok ? undefined : 'primary', href: `${base}/job-report.html${q}`, id: 'open-report', target: '_blank', rel: 'noopener' }, ok ? 'Open the report' : 'Open the report (why it ended)'));
+  if (p.result && !ok && p.events > 0) links.push(h('a', { href: `${base}${q}`, id: 'download-result', download: '' }, `Partial result (${formatNumber(p.events)} events)`));
   links.push(h('a', { href: `${base}/job-report.json${q}`, id: 'report-json' }, 'Report (JSON)'));
   links.push(h('a', { href: `${base}/job-traces.log${q}`, id: 'traces' }, 'Traces'));
   for (const category of job.rejectFiles) {
@@ -351,6 +371,12 @@ async function poll(job) {
     job.last = p;
     showProgress(p);
     if (p.running && job.phase !== 'upload') $('#status-line').textContent = 'Processing the last lines…';
+    if (!p.running && p.state !== 'done' && job.phase !== 'ended' && !job.ended && !job.cancelled) {
+      // The job failed or was aborted while files were still going: sending the rest is for
+      // nothing (the answer comes only once all is sent), so stop now and say why.
+      job.ended = p;
+      job.xhr?.abort();
+    }
     return p;
   } catch (err) {
     if (!(err instanceof ApiError && err.status === 404)) console.warn('progress', err);
@@ -375,7 +401,7 @@ function finish(job, outcome) {
     $('#status-line').textContent = outcome.cancelled ? 'Cancelled.' : 'The job failed.';
     $('#job-error').textContent = outcome.message ?? '';
   }
-  if (outcome.progress) showResult(job, outcome.progress);
+  if (outcome.progress) showResult(job, outcome.progress, outcome.ok);
   refresh();
 }
 
@@ -422,6 +448,7 @@ async function start() {
   xhr.send(form);
   await ended;
   job.phase = 'ended';
+  if (job.ended) return finish(job, { ok: false, message: endedMessage(job.ended), progress: job.ended });
   const progress = await poll(job);
   if (job.cancelled) return finish(job, { ok: false, cancelled: true, progress });
   let body = null;
@@ -437,7 +464,13 @@ async function start() {
     return finish(job, { ok: false, message: body?.message ?? `The service answered ${xhr.status || 'nothing'}.`, progress });
   }
   const ok = progress && progress.state === 'done';
-  finish(job, { ok, message: progress?.status ? `${progress.status.code}: ${progress.status.message}` : undefined, progress });
+  finish(job, { ok, message: progress ? endedMessage(progress) : undefined, progress });
+}
+
+/** Why a job ended that did not end well, from its progress. */
+function endedMessage(p) {
+  if (p.status) return `${p.status.code}: ${p.status.message}`;
+  return p.state === 'aborted' ? 'The job was aborted.' : p.state === 'done' ? undefined : `The job ended: ${p.state}.`;
 }
 
 function cancel() {

@@ -1,7 +1,33 @@
 // Small SVG charts built with DOM calls (no markup strings, nothing inline to allow in the CSP).
 import { h, formatNumber } from './common.js';
 
-/** Horizontal bars: one row per item, its label on the left and its value at the end of the bar. */
+/**
+ * Width of a text in em, from the widths of common sans-serif fonts, rounded up (as the HTML
+ * report's charts do): the chart is built before it is in the page, where nothing can be measured.
+ */
+function textWidthEm(text) {
+  let em = 0;
+  for (const c of text) {
+    if (/[iljI.,:;'|!]/.test(c)) em += 0.3;
+    else if (/[ ftr()[\]\-/]/.test(c)) em += 0.4;
+    else if (/[mwMW@%]/.test(c)) em += 0.95;
+    else if (/[A-Z&]/.test(c)) em += 0.74;
+    else em += 0.6;
+  }
+  return em;
+}
+
+/** The label as it fits in `width` (at `fontSize`): whole, or cut with an ellipsis at the end. */
+export function fitLabel(label, width, fontSize) {
+  const room = width / fontSize;
+  if (textWidthEm(label) <= room) return label;
+  const chars = [...label];
+  let n = chars.length;
+  while (n > 0 && textWidthEm(`${chars.slice(0, n).join('').trimEnd()}…`) > room) n--;
+  return `${chars.slice(0, n).join('').trimEnd()}…`;
+}
+
+/** Horizontal bars: one row per item, its label on the left (cut to fit, whole in its title) and its value at the end of the bar. */
 export function barChart(items, { width = 520, row = 24, labelWidth = 160 } = {}) {
   const max = Math.max(1, ...items.map((i) => i.value));
   const svg = h('svg:svg', { class: 'chart', viewBox: `0 0 ${width} ${Math.max(row, items.length * row)}`, width: '100%', role: 'img', 'aria-label': items.map((i) => `${i.label}: ${i.value}`).join(', ') });
@@ -10,7 +36,9 @@ export function barChart(items, { width = 520, row = 24, labelWidth = 160 } = {}
     const y = n * row;
     const w = Math.max(1, (item.value / max) * room);
     svg.append(
-      h('svg:text', { x: labelWidth - 8, y: y + row * 0.68, 'text-anchor': 'end' }, item.label.length > 24 ? `${item.label.slice(0, 23)}…` : item.label),
+      // 12: the labels' font size (logsift.css), in the viewBox's units
+      h('svg:text', { x: labelWidth - 8, y: y + row * 0.68, 'text-anchor': 'end' },
+        h('svg:title', {}, `${item.label}: ${formatNumber(item.value)}`), fitLabel(item.label, labelWidth - 8, 12)),
       h('svg:rect', { class: 'bar', x: labelWidth, y: y + 4, width: w.toFixed(1), height: row - 8, rx: 3 }),
       h('svg:text', { class: 'muted', x: labelWidth + w + 6, y: y + row * 0.68 }, formatNumber(item.value)),
     );

@@ -123,13 +123,33 @@ export function logOut() {
   setSession(null, null);
 }
 
-const LOGIN_MESSAGES = {
+/** The API's error codes (`message` of an error answer) as sentences; the pages are in English. */
+export const MESSAGES = {
   invalidCredentials: 'Wrong address or password.',
   authenticationRequired: 'Give your address and password.',
   tooManyFailures: 'Too many failed attempts: wait a few minutes.',
+  forbidden: 'Only an administrator may do this.',
+  crossSiteRequest: 'The request came from another site and was refused.',
+  fillAllFields: 'Fill in every field.',
+  invalidAddress: 'The address is not a valid mail address.',
+  passwordDoesNotMatch: 'The two passwords differ.',
+  weakPassword: 'The password is too weak: at least 10 characters, mixing two kinds (lower case, upper case, digits, others), not containing the address.',
+  invalidPassword: 'The password is too long (over 1024 characters) or holds control characters.',
+  wrongPassword: 'The current password is wrong.',
+  registrationClosed: 'The administrator already exists.',
+  userAlreadyExists: 'An account with this address already exists.',
+  userNotFound: 'There is no account with this address.',
+  lastAdmin: 'The last administrator cannot be removed or demoted.',
+  protectedAccount: 'The first administrator\'s account can be neither deleted nor demoted, and only its owner changes its address or password.',
+  cannotDeleteYourself: 'You cannot delete your own account.',
+  cannotChangeYourOwnGroup: 'You cannot change your own group.',
+  invalidGroup: 'The group must be "user" or "admin".',
+  badSection: 'This part of the profile cannot be changed.',
+  internalError: 'The service failed on this request; its log says why.',
 };
 
-export const messageOf = (err) => LOGIN_MESSAGES[err?.body?.message] ?? err?.body?.detail ?? err?.body?.message ?? err?.message ?? String(err);
+/** What to tell a person about a failed call: the sentence of its code, else the answer's detail. */
+export const messageOf = (err) => MESSAGES[err?.body?.message] ?? err?.body?.detail ?? err?.body?.message ?? err?.message ?? String(err);
 
 function loginDialog() {
   return h('dialog', { id: 'login-dialog', 'aria-labelledby': 'login-title' },

@@ -4,8 +4,8 @@ import iconv from 'iconv-lite';
 import { StatusError, isStatusError } from '../status-codes.js';
 import type { Config } from '../config.js';
 import type { JobStore, JobProgress } from '../db/jobs.js';
-import { detectFormat } from './formats/auto-detect.js';
-import { parseLine } from './formats/line-parser.js';
+import { autoFormats } from './formats/auto-detect.js';
+import { checkLine } from './formats/line-check.js';
 import { makeEventTimer } from './dates.js';
 import type { CompiledFormat } from './formats/types.js';
 import { CSV_FAMILY, csvEventLines } from './formats/csv-events.js';
@@ -450,11 +450,9 @@ export class Job {
     const ms = firstLineBudgetMs(this.deps.config.pool.batchTimeoutMs);
     try {
       return (this.boundedCaller ??= new BoundedCaller()).run(() => {
-        const format = this.options.format ?? detectFormat(line);
-        const fields = format && parseLine(format, line);
-        if (!fields) return { dated: false };
         this.gateTimer ??= makeEventTimer(this.options.dateFormat, this.deps.config.defaultTimeZone);
-        return { format, dated: this.gateTimer(fields) !== undefined };
+        const { format, time } = checkLine(line, this.options.format ? [this.options.format] : autoFormats(), this.gateTimer);
+        return { format, dated: time !== undefined };
       }, ms);
     } catch (err) {
       if (!(err instanceof CallTimeout)) throw err;

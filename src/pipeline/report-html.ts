@@ -12,7 +12,7 @@ import { REJECT_INFO, REJECT_TEXTS_FR } from '../info/rejects.js';
  * While the job runs the page reloads itself.
  */
 
-const CSS = `:root{--text:#1d2330;--muted:#5b6577;--line:#dfe4ec;--accent:#2f6fde;--soft:#e7effd;--ok:#1f8a4c;--bad:#c23b3b;--warn:#b26a00;--bg:#f4f6fa}
+const CSS = `:root{--text:#1d2330;--muted:#5b6577;--line:#dfe4ec;--accent:#2a63c9;--soft:#e7effd;--ok:#1a7541;--bad:#b23434;--warn:#935800;--bg:#f4f6fa}
 *{box-sizing:border-box}
 body{font-family:system-ui,-apple-system,"Segoe UI",Roboto,sans-serif;margin:0;color:var(--text);background:var(--bg);line-height:1.45}
 main{max-width:62rem;margin:0 auto;padding:1.5rem 1rem 3rem}
@@ -24,17 +24,17 @@ h3{font-size:.95rem;margin:1rem 0 .4rem;color:var(--muted)}
 section{background:#fff;border-radius:10px;box-shadow:0 1px 3px #0b1a3514;padding:1.25rem 1.5rem;margin:0 0 1rem}
 a{color:var(--accent)}
 code{font-family:ui-monospace,Menlo,Consolas,monospace;font-size:.9em}
-.meta{color:var(--muted);margin:0;font-size:.92em}
+.meta{color:var(--muted);margin:0;font-size:.92em;overflow-wrap:anywhere}
 .state{display:inline-block;vertical-align:middle;padding:.1rem .6rem;border-radius:999px;font-size:.6em;font-weight:600;background:var(--soft);color:var(--accent)}
 .state.done{background:#e3f5ea;color:var(--ok)}
 .state.failed,.state.stopped{background:#fde8e8;color:var(--bad)}
 .figures{display:grid;grid-template-columns:repeat(auto-fit,minmax(8.5rem,1fr));gap:.75rem;margin:0}
 .figures div{border:1px solid var(--line);border-radius:8px;padding:.6rem .8rem}
 .figures dt{font-size:.78em;color:var(--muted);text-transform:uppercase;letter-spacing:.04em}
-.figures dd{margin:.15rem 0 0;font-size:1.3rem;font-weight:650;font-variant-numeric:tabular-nums;white-space:nowrap}
+.figures dd{margin:.15rem 0 0;font-size:1.3rem;font-weight:650;font-variant-numeric:tabular-nums;overflow-wrap:anywhere}
 .notice{padding:.6rem .8rem;border-radius:6px;margin:.75rem 0 0;background:#fff3dc;color:var(--warn)}
 .notice.bad{background:#fde8e8;color:var(--bad)}
-.charts{display:grid;grid-template-columns:repeat(auto-fit,minmax(22rem,1fr));gap:0 1.5rem}
+.charts{display:grid;grid-template-columns:repeat(auto-fit,minmax(min(22rem,100%),1fr));gap:0 1.5rem}
 svg.chart{width:100%;height:auto;display:block}
 svg.chart text{fill:var(--text);font-size:12px;font-family:inherit}
 svg.chart text.value{fill:var(--muted)}
@@ -53,6 +53,7 @@ details>summary{cursor:pointer;font-weight:600}
 #all-values th{background:#B8E5FF;color:var(--text)}
 #all-values td.key{background:#DCF1FD;white-space:nowrap}
 footer{color:var(--muted);font-size:.85em;text-align:center}
+@media (max-width:40rem){section{padding:1rem}main{padding:1rem .5rem 2rem}#rejects thead{display:none}#rejects tr{display:grid;grid-template-columns:1fr auto auto;border-bottom:1px solid var(--line)}#rejects td{border:0}#rejects td.why,#rejects td:last-child{grid-column:1/-1;padding-top:0}#rejects td:last-child:empty{display:none}#all-values td.key{white-space:normal}}
 @media print{body{background:#fff}section{box-shadow:none;border:1px solid var(--line);break-inside:avoid}}`;
 
 /** The Content-Security-Policy of the page: nothing may load or run but its own stylesheet. */
@@ -90,13 +91,13 @@ const TEXT = {
   },
   fr: {
     title: "Rapport d'exécution", running: 'en cours', done: 'terminé', failed: 'en échec', stopped: 'arrêté',
-    runningNote: `Le traitement est en cours : cette page se recharge toutes les ${REFRESH_SECONDS} s.`,
+    runningNote: `Le traitement est en cours\u202f: cette page se recharge toutes les ${REFRESH_SECONDS} s.`,
     stoppedNote: "Le traitement s'est arrêté avant sa fin.",
     job: 'Traitement', started: 'commencé le', lines: 'Lignes lues', events: 'Événements', rate: 'Taux de rejet', duration: 'Durée',
     speed: 'Vitesse', denied: 'Refusés', platforms: 'Plateformes',
     consulted: 'Ce qui a été consulté', byPlatform: 'Événements par plateforme', byType: 'Par type de ressource', byFormat: 'Par format', none: 'Aucun événement.',
     thrown: 'Ce qui a été écarté, et pourquoi', category: 'Catégorie', count: 'Lignes', share: 'Des lignes', why: 'Pourquoi', file: 'Fichier',
-    deniedRow: 'Accès refusés', deniedWhy: 'consultations refusées par la plateforme (HTTP 401/403, ou signalées) : dans un fichier à part',
+    deniedRow: 'Accès refusés', deniedWhy: 'consultations refusées par la plateforme (HTTP 401/403, ou signalées)\u202f: dans un fichier à part',
     nothingThrown: "Aucune ligne n'a été écartée.", kept: 'gardés comme événements', download: 'lignes',
     settings: 'Paramètres', predefined: 'Paramètres prédéfinis', format: 'Format du log', headers: 'En-têtes de la requête', noneSetting: 'aucun',
     firstEvent: 'Le premier événement', files: 'Fichiers', allValues: 'Toutes les valeurs du rapport', result: 'Résultat', report: 'Rapport (JSON)',
@@ -143,10 +144,35 @@ function valueText(value: ReportValue | object | undefined): string {
 
 const num = (v: ReportValue | undefined): number => (typeof v === 'number' ? v : Number.parseFloat(valueText(v)) || 0);
 
-/** `DD-MM-YYYY HHhmm` from the report's `Job-Date` (kept in the job's own offset). */
-export function titleDate(jobDate: ReportValue | undefined): string | undefined {
+/** The report's locale for Intl: numbers, percentages and dates are written as its language writes them. */
+const LOCALES: Record<ReportLanguage, string> = { en: 'en-GB', fr: 'fr-FR' };
+
+/** `: ` in English, with the narrow no-break space French puts before the colon. */
+const COLONS: Record<ReportLanguage, string> = { en: ': ', fr: '\u202f: ' };
+
+/**
+ * The report's `Job-Date` as the report's language writes a date and time (`26 Nov 2026, 13:01`,
+ * `26 nov. 2026, 13:01`), at the wall-clock time of the offset the job wrote it in.
+ */
+export function jobDateText(jobDate: ReportValue | undefined, lang: ReportLanguage): string | undefined {
   const m = typeof jobDate === 'string' ? /^(\d{4})-(\d{2})-(\d{2})T(\d{2}):(\d{2})/.exec(jobDate) : null;
-  return m ? `${m[3]}-${m[2]}-${m[1]} ${m[4]}h${m[5]}` : undefined;
+  if (!m) return undefined;
+  // The written time as if in UTC, formatted in UTC: the job's own offset, not the server's zone.
+  const at = new Date(Date.UTC(Number(m[1]), Number(m[2]) - 1, Number(m[3]), Number(m[4]), Number(m[5])));
+  return new Intl.DateTimeFormat(LOCALES[lang], { dateStyle: 'medium', timeStyle: 'short', timeZone: 'UTC' }).format(at);
+}
+
+export interface ReportFormats {
+  readonly number: (n: number) => string;
+  /** `n` percent, with at most `digits` decimals */
+  readonly percent: (n: number, digits?: 0 | 1 | 2) => string;
+}
+
+/** Number and percentage formatting in the report's language. */
+export function reportFormats(lang: ReportLanguage): ReportFormats {
+  const nf = new Intl.NumberFormat(LOCALES[lang]);
+  const pf = [0, 1, 2].map((d) => new Intl.NumberFormat(LOCALES[lang], { style: 'percent', maximumFractionDigits: d }));
+  return { number: (n) => nf.format(n), percent: (n, digits = 2) => pf[digits]!.format(n / 100) };
 }
 
 export interface ReportHtmlOptions {
@@ -174,8 +200,35 @@ function linker(jobId: string, ticket: string | undefined) {
   };
 }
 
+/**
+ * Width of a text in em, from the widths of common sans-serif fonts (Arial, Helvetica, DejaVu
+ * Sans), rounded up: the report has no script to measure with, so a label cut to this fits
+ * whichever of them a reader's system picks.
+ */
+export function textWidthEm(text: string): number {
+  let em = 0;
+  for (const c of text) {
+    if (/[iljI.,:;'|!]/.test(c)) em += 0.3;
+    else if (/[ ftr()[\]\-/]/.test(c)) em += 0.4;
+    else if (/[mwMW@%]/.test(c)) em += 0.95;
+    else if (/[A-Z&]/.test(c)) em += 0.74;
+    else em += 0.6;
+  }
+  return em;
+}
+
+/** The label as it fits in `width` (at `fontSize`): whole, or cut with an ellipsis at the end. */
+export function fitLabel(label: string, width: number, fontSize: number): string {
+  const room = width / fontSize;
+  if (textWidthEm(label) <= room) return label;
+  const chars = [...label];
+  let n = chars.length;
+  while (n > 0 && textWidthEm(`${chars.slice(0, n).join('').trimEnd()}…`) > room) n--;
+  return `${chars.slice(0, n).join('').trimEnd()}…`;
+}
+
 /** Horizontal bars, the longest first; past `max` rows the rest are summed in one. */
-export function barChart(items: Array<{ label: string; value: number }>, format: (n: number) => string, othersLabel: string, max = 12): string {
+export function barChart(items: Array<{ label: string; value: number }>, format: (n: number) => string, othersLabel: string, max = 12, colon = ': '): string {
   let rows = items.filter((i) => i.value > 0).sort((a, b) => b.value - a.value || (a.label < b.label ? -1 : 1));
   const folded = rows.length > max;
   if (folded) {
@@ -185,18 +238,21 @@ export function barChart(items: Array<{ label: string; value: number }>, format:
   const width = 460;
   const row = 24;
   const labelWidth = 160;
+  // the labels' font size in the viewBox's units (the stylesheet's 12px): what the label area holds
+  const fontSize = 12;
   const room = width - labelWidth - 80;
   const top = Math.max(1, ...rows.map((r) => r.value));
   const bars = rows.map((r, i) => {
     const y = i * row;
     const w = Math.max(1, (r.value / top) * room);
-    const label = r.label.length > 28 ? `${r.label.slice(0, 27)}…` : r.label;
+    const label = fitLabel(r.label, labelWidth - 8, fontSize);
+    const full = escapeHtml(`${r.label}${colon}${format(r.value)}`);
     const other = folded && i === rows.length - 1 ? ' class="other"' : '';
-    return `<text x="${labelWidth - 8}" y="${y + 16}" text-anchor="end">${escapeHtml(label)}</text>`
-      + `<rect${other} x="${labelWidth}" y="${y + 4}" width="${w.toFixed(1)}" height="${row - 8}" rx="3"><title>${escapeHtml(`${r.label}: ${format(r.value)}`)}</title></rect>`
+    return `<text x="${labelWidth - 8}" y="${y + 16}" text-anchor="end"><title>${full}</title>${escapeHtml(label)}</text>`
+      + `<rect${other} x="${labelWidth}" y="${y + 4}" width="${w.toFixed(1)}" height="${row - 8}" rx="3"><title>${full}</title></rect>`
       + `<text class="value" x="${(labelWidth + w + 6).toFixed(1)}" y="${y + 16}">${escapeHtml(format(r.value))}</text>`;
   });
-  const summary = rows.map((r) => `${r.label}: ${format(r.value)}`).join(', ');
+  const summary = rows.map((r) => `${r.label}${colon}${format(r.value)}`).join(', ');
   return `<svg class="chart" viewBox="0 0 ${width} ${Math.max(row, rows.length * row)}" role="img" aria-label="${escapeHtml(summary)}">${bars.join('')}</svg>`;
 }
 
@@ -231,13 +287,13 @@ function allValuesTable(report: ReportData, t: Texts, link: ReturnType<typeof li
 }
 
 /** What was thrown away: a row per category with lines, the share of the lines read, why, and its file. */
-function rejectsTable(report: ReportData, lang: ReportLanguage, t: Texts, fmt: (n: number) => string, link: ReturnType<typeof linker>): string {
+function rejectsTable(report: ReportData, lang: ReportLanguage, t: Texts, fmt: ReportFormats, link: ReturnType<typeof linker>): string {
   const g = report.general ?? {};
   const rejets = report.rejets ?? {};
   const lines = num(g['nb-lines-input']);
-  const percent = (n: number) => (lines > 0 ? `${fmt(Math.round((n * 1000) / lines) / 10)} %` : '–');
+  const percent = (n: number) => (lines > 0 ? fmt.percent((n * 100) / lines, 1) : '–');
   const row = (id: string, label: string, n: number, why: string, file: string) =>
-    `<tr id="${id}"><td>${label}</td><td class="num">${fmt(n)}</td><td class="num">${percent(n)}</td><td class="why">${escapeHtml(why)}</td><td>${file}</td></tr>`;
+    `<tr id="${id}"><td>${label}</td><td class="num">${fmt.number(n)}</td><td class="num">${percent(n)}</td><td class="why">${escapeHtml(why)}</td><td>${file}</td></tr>`;
   const rows: string[] = [];
   for (const info of REJECT_INFO) {
     const n = num(rejets[info.counter]);
@@ -255,35 +311,43 @@ function rejectsTable(report: ReportData, lang: ReportLanguage, t: Texts, fmt: (
 
 export function renderReportHtml(report: ReportData, lang: ReportLanguage = 'en', opts: ReportHtmlOptions = {}): string {
   const t = TEXT[lang];
-  const nf = new Intl.NumberFormat(lang === 'fr' ? 'fr-FR' : 'en-GB');
-  const fmt = (n: number) => nf.format(n);
+  const formats = reportFormats(lang);
+  const fmt = formats.number;
+  const colon = COLONS[lang];
   const g = report.general ?? {};
   const stats = report.stats ?? {};
   const done = g['Job-Done'] === true;
   const failed = !done && g.status !== undefined && g.status !== null;
   const running = opts.running ?? (!done && !failed);
   const state = done ? 'done' : failed ? 'failed' : running ? 'running' : 'stopped';
-  const date = titleDate(g['Job-Date']);
+  const date = jobDateText(g['Job-Date'], lang);
   const link = linker(valueText(g['Job-ID']), opts.ticket);
 
   const figure = (id: string, label: string, value: string) => `<div><dt>${escapeHtml(label)}</dt><dd id="${id}">${escapeHtml(value)}</dd></div>`;
-  const speed = valueText(g['process-speed']).replace(' lignes/s', lang === 'fr' ? ' lignes/s' : ' lines/s').trim();
+  // `4626 lignes/s` in the JSON (the reference's text): its number written as the language writes numbers
+  const speedText = valueText(g['process-speed']).trim();
+  const speedValue = /^(\d+(?:\.\d+)?) lignes\/s$/.exec(speedText);
+  const speed = speedValue ? `${fmt(Number(speedValue[1]))} ${lang === 'fr' ? 'lignes/s' : 'lines/s'}` : speedText;
+  // `12.5 %` in the JSON, written as a percentage of the report's language
+  const rateText = valueText(g['Rejection-Rate']).trim();
+  const rateValue = /^(\d+(?:\.\d+)?) ?%$/.exec(rateText);
+  const rate = rateValue ? formats.percent(Number(rateValue[1])) : rateText || formats.percent(0);
   const summary = [
     figure('fig-lines', t.lines, fmt(num(g['nb-lines-input']))),
     figure('fig-events', t.events, fmt(num(g['nb-ecs']))),
-    figure('fig-rejection-rate', t.rate, valueText(g['Rejection-Rate']).trim() || '0 %'),
+    figure('fig-rejection-rate', t.rate, rate),
     figure('fig-duration', t.duration, valueText(g['Job-Duration']).trim()),
     figure('fig-speed', t.speed, speed),
     figure('fig-denied', t.denied, fmt(num(g['nb-denied-ecs']))),
     figure('fig-platforms', t.platforms, fmt(num(stats.platforms))),
   ].join('');
   const notices: string[] = [];
-  if (failed) notices.push(`<p class="notice bad" id="job-status">${escapeHtml(`${t.status} ${valueText(g.status)}: ${valueText(g['status-message'])}`)}</p>`);
+  if (failed) notices.push(`<p class="notice bad" id="job-status">${escapeHtml(`${t.status} ${valueText(g.status)}${colon}${valueText(g['status-message'])}`)}</p>`);
   const alerts = Object.entries(report.alerts ?? {}).filter(([k]) => /^alert-\d+$/.test(k));
   if (alerts.length) notices.push(`<div class="notice" id="alerts"><strong>${escapeHtml(t.alerts)}</strong><ul>${alerts.map(([, v]) => `<li>${escapeHtml(valueText(v))}</li>`).join('')}</ul></div>`);
 
   const chart = (title: string, id: string, items: Array<{ label: string; value: number }>) =>
-    `<div id="${id}"><h3>${escapeHtml(title)}</h3>${items.some((i) => i.value > 0) ? barChart(items, fmt, t.others) : `<p class="meta">${escapeHtml(t.none)}</p>`}</div>`;
+    `<div id="${id}"><h3>${escapeHtml(title)}</h3>${items.some((i) => i.value > 0) ? barChart(items, fmt, t.others, 12, colon) : `<p class="meta">${escapeHtml(t.none)}</p>`}</div>`;
   const platformItems = counters(stats, 'platform-').map(({ code, value }) => {
     const name = opts.platformName?.(code);
     return { label: name && name !== code ? `${name} (${code})` : code, value };
@@ -297,7 +361,7 @@ export function renderReportHtml(report: ReportData, lang: ReportLanguage = 'en'
   const setting = g['predefined-settings'];
   const settings: Array<[string, ReportValue | undefined]> = [
     [t.predefined, setting === false || setting === undefined || setting === null ? t.noneSetting : setting],
-    [t.format, [g['input-format-proxy'], g['input-format-literal']].filter((v) => v !== null && v !== undefined && v !== '').map(valueText).join(': ')],
+    [t.format, [g['input-format-proxy'], g['input-format-literal']].filter((v) => v !== null && v !== undefined && v !== '').map(valueText).join(colon)],
   ];
   const headers = Object.entries(report.headers ?? {}).filter(([k, v]) => !TRANSPORT_HEADERS.has(k) && !k.startsWith('sec-') && !(k === 'accept' && v === '*/*'));
   const files = Object.values(report.files ?? {}).map(valueText);
@@ -322,12 +386,12 @@ ${state === 'running' ? `<meta http-equiv="refresh" content="${REFRESH_SECONDS}"
 <body>
 <header class="page"><div>
 <h1>${escapeHtml(t.title)} <span class="state ${state}" id="job-state">${escapeHtml(t[state])}</span></h1>
-<p class="meta">${escapeHtml(t.job)} <code>${escapeHtml(valueText(g['Job-ID']))}</code>${date ? ` · ${escapeHtml(t.started)} ${escapeHtml(date)}` : ''}${files.length ? ` · ${escapeHtml(t.files)}: ${escapeHtml(files.join(', '))}` : ''}</p>
+<p class="meta">${escapeHtml(t.job)} <code>${escapeHtml(valueText(g['Job-ID']))}</code>${date ? ` · ${escapeHtml(t.started)} ${escapeHtml(date)}` : ''}${files.length ? ` · ${escapeHtml(t.files)}${colon}${escapeHtml(files.join(', '))}` : ''}</p>
 ${note ? `<p class="meta state-note">${escapeHtml(note)}</p>\n` : ''}</div></header>
 <main>
 <section id="summary"><dl class="figures">${summary}</dl>${notices.join('')}</section>
 <section id="consulted"><h2>${escapeHtml(t.consulted)}</h2><div class="charts">${charts}</div></section>
-<section id="thrown"><h2>${escapeHtml(t.thrown)}</h2>${rejectsTable(report, lang, t, fmt, link)}</section>
+<section id="thrown"><h2>${escapeHtml(t.thrown)}</h2>${rejectsTable(report, lang, t, formats, link)}</section>
 <section id="settings"><h2>${escapeHtml(t.settings)}</h2>${kvTable(settings, 'settings-table')}${headers.length ? `<h3>${escapeHtml(t.headers)}</h3>${kvTable(headers, 'headers-table')}` : ''}</section>
 ${firstEvent.length ? `<section id="first-event"><h2>${escapeHtml(t.firstEvent)}</h2>${kvTable(firstEvent, 'first-event-table')}</section>\n` : ''}<section id="links"><p>${links}</p><details class="all"><summary>${escapeHtml(t.allValues)}</summary>${allValuesTable(report, t, link)}</details></section>
 <footer>logsift ${escapeHtml(valueText(g['logsift-version'] ?? g['ezPAARSE-version']))} · platforms ${escapeHtml(valueText(g['platforms-version']))}</footer>

@@ -22,6 +22,7 @@ const TestResult = Type.Object({
   format: Nullable(Type.String()),
   regexp: Nullable(Type.String()),
   strictMatch: Type.Boolean(),
+  recognised: Type.Boolean(),
   formatBreak: Nullable(Type.String()),
   regexpBreak: Nullable(Type.String()),
   breakAt: Nullable(Type.Object({ format: Type.Integer(), line: Type.Integer() })),

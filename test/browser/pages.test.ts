@@ -155,7 +155,7 @@ if (browser) {
     t.equal(await text(report, '#job-state'), 'done');
     t.equal(await number(report, '#fig-lines'), g['nb-lines-input'], 'lines read');
     t.equal(await number(report, '#fig-events'), g['nb-ecs'], 'events');
-    t.equal(await text(report, '#fig-rejection-rate'), String(g['Rejection-Rate']).trim(), 'rejection rate');
+    t.equal(await text(report, '#fig-rejection-rate'), `${Number.parseFloat(String(g['Rejection-Rate']))}%`, 'rejection rate, written as English writes it');
     t.equal(await text(report, '#fig-duration'), String(g['Job-Duration']).trim(), 'duration');
     t.equal(await number(report, '#fig-platforms'), json.stats.platforms);
     t.match(await text(report, '#chart-platforms'), /Science Direct \(sd\)/, 'events by platform, with its name');

@@ -1,7 +1,7 @@
 import t from 'tap';
 import { createHash } from 'node:crypto';
 import { parse } from 'parse5';
-import { barChart, escapeHtml, renderReportHtml, reportLanguage, REPORT_HTML_CSP, titleDate } from '../../src/pipeline/report-html.js';
+import { barChart, escapeHtml, fitLabel, jobDateText, renderReportHtml, reportLanguage, REPORT_HTML_CSP, textWidthEm } from '../../src/pipeline/report-html.js';
 import type { ReportData } from '../../src/pipeline/job-report.js';
 
 t.test('every value is escaped; only http(s) URLs become links', async (t) => {
@@ -13,7 +13,7 @@ t.test('every value is escaped; only http(s) URLs become links', async (t) => {
   t.match(html, /&lt;script&gt;alert\(1\)&lt;\/script&gt;/);
   t.match(html, /<a href="https:\/\/host\/a\?b=1&amp;c=&quot;2&quot;" rel="noreferrer">/);
   t.notMatch(html, /href="javascript/);
-  t.match(html, /<title>Execution report \(24-06-2026 14h25\) - logsift<\/title>/, '24-hour clock');
+  t.match(html, /<title>Execution report \(24 Jun 2026, 14:25\) - logsift<\/title>/, '24-hour clock, at the time the job wrote');
   const errors: string[] = [];
   parse(html, { onParseError: (e) => errors.push(e.code) });
   t.same(errors, [], 'well-formed HTML');
@@ -38,8 +38,9 @@ t.test('language and helpers', async (t) => {
   t.equal(reportLanguage('fr-FR,fr;q=0.9,en;q=0.8'), 'fr');
   t.equal(reportLanguage('en-GB,fr;q=0.5'), 'en');
   t.equal(reportLanguage('de,fr;q=0.3'), 'fr');
-  t.equal(titleDate('2013-06-25T23:25:07+02:00'), '25-06-2013 23h25');
-  t.equal(titleDate(undefined), undefined);
+  t.equal(jobDateText('2013-06-25T23:25:07+02:00', 'en'), '25 Jun 2013, 23:25', 'the wall-clock time of the offset written');
+  t.equal(jobDateText('2013-06-25T23:25:07+02:00', 'fr'), '25 juin 2013, 23:25');
+  t.equal(jobDateText(undefined, 'en'), undefined);
   t.equal(escapeHtml(`<&>"'`), '&lt;&amp;&gt;&quot;&#39;');
   t.match(renderReportHtml({ general: { 'Job-Done': false } }, 'fr'), /Rapport d&#39;exécution/);
 });
@@ -61,11 +62,11 @@ t.test('the summary, the charts, the rejects with their files, everything escape
   const html = renderReportHtml(REPORT, 'en', { running: false, platformName: (c) => (c === 'sd' ? 'ScienceDirect' : undefined), ticket: 'T.1' });
   t.match(html, /<dd id="fig-lines">1,000<\/dd>/);
   t.match(html, /<dd id="fig-events">600<\/dd>/);
-  t.match(html, /<dd id="fig-rejection-rate">12.5 %<\/dd>/);
+  t.match(html, /<dd id="fig-rejection-rate">12.5%<\/dd>/);
   t.match(html, /<dd id="fig-speed">900 lines\/s<\/dd>/);
-  t.match(html, /<title>Execution report \(22-11-2026 14h05\) - logsift<\/title>/);
+  t.match(html, /<title>Execution report \(22 Nov 2026, 14:05\) - logsift<\/title>/);
   t.match(html, />ScienceDirect \(sd\)<\/text>/, 'platform names in the chart');
-  t.match(html, /<tr id="reject-unknown-formats"><td>Unknown format<\/td><td class="num">100<\/td><td class="num">10 %<\/td>/);
+  t.match(html, /<tr id="reject-unknown-formats"><td>Unknown format<\/td><td class="num">100<\/td><td class="num">10%<\/td>/);
   t.match(html, /href="http:\/\/x\.test\/abc\/lines-unknown-formats\.log\?ticket=T\.1"/, 'the ticket kept on links');
   t.match(html, /id="reject-denied"/);
   t.notMatch(html, /<script|<img|<evil>/, 'no value reaches the page as markup');
@@ -84,4 +85,39 @@ t.test('barChart: the longest first; beyond the limit, the rest summed', async (
   t.match(svg, /others \(4\)/);
   t.match(svg, /<rect class="other"/);
   t.ok(svg.indexOf('>p14<') < svg.indexOf('>p13<'));
+});
+
+t.test('French and English reports write numbers, percentages, dates and colons as their language does', async (t) => {
+  const report: ReportData = {
+    ...REPORT,
+    general: { ...REPORT.general, 'Rejection-Rate': '34.22 %', 'process-speed': '4626 lignes/s', 'nb-lines-input': 6250 },
+    rejets: { 'nb-lines-unknown-formats': 100 },
+    files: { 1: 'a.log' },
+  };
+  const fr = renderReportHtml(report, 'fr', { running: false });
+  t.match(fr, /<dd id="fig-rejection-rate">34,22[\u00a0\u202f]%<\/dd>/, 'the rate with a decimal comma');
+  t.match(fr, /<tr id="reject-unknown-formats">.*?<td class="num">1,6[\u00a0\u202f]%<\/td>/, 'the share likewise');
+  t.match(fr, /<dd id="fig-speed">4\u202f626 lignes\/s<\/dd>/, 'the speed with its thousands separator');
+  t.match(fr, /Fichiers\u202f: a\.log/, 'a narrow no-break space before the colon');
+  t.match(fr, /commencé le 22 nov\. 2026, 14:05/);
+  const en = renderReportHtml(report, 'en', { running: false });
+  t.match(en, /<dd id="fig-rejection-rate">34.22%<\/dd>/);
+  t.match(en, /<td class="num">1.6%<\/td>/);
+  t.match(en, /<dd id="fig-speed">4,626 lines\/s<\/dd>/);
+  t.match(en, /Files: a\.log/);
+  t.match(en, /started 22 Nov 2026, 14:05/, 'an English date, not 22-11-2026 14h05');
+  t.notMatch(en, /\d{2}-\d{2}-\d{4} \d{2}h\d{2}/);
+});
+
+t.test('chart labels: cut to what the label area holds, the ellipsis at the end, the full name in a title', async (t) => {
+  const name = 'Nature Publishing Group (npg)';
+  const svg = barChart([{ label: name, value: 5 }, { label: 'sd', value: 3 }], String, 'others');
+  const label = /<text x="152" y="16" text-anchor="end"><title>([^<]*)<\/title>([^<]*)<\/text>/.exec(svg);
+  t.ok(label, 'the label text, with its title');
+  t.equal(label![1], `${name}: 5`, 'the full name in the title');
+  t.ok(label![2].endsWith('…') && name.startsWith(label![2].slice(0, -1)), `cut at the end: ${label![2]}`);
+  t.ok(textWidthEm(label![2]) * 12 <= 152, 'fits the 152 units left of the bars at 12px');
+  t.match(svg, /<text x="152" y="40" text-anchor="end"><title>sd: 3<\/title>sd<\/text>/, 'a short label whole');
+  t.equal(fitLabel('WWWWWWWWWWWWWWWWWWWW', 152, 12).length, 13, 'wide letters: fewer of them');
+  t.equal(fitLabel('abc', 152, 12), 'abc');
 });

@@ -12,10 +12,18 @@ t.test('PUT /api/format/logparser', async (t) => {
     t.equal(res.statusCode, 200);
     t.match(res.json(), {
       autoDetect: true, proxy: 'ezproxy', format: '%h %l %u %t "%r" %s %b', regexp: /^\/\^.*\$\/$/, strictMatch: true,
-      formatBreak: null, regexpBreak: null, breakAt: null, missing: [],
+      recognised: true, formatBreak: null, regexpBreak: null, breakAt: null, missing: [],
       ec: { host: '1.2.3.4', login: 'JOHN', datetime: '2012-11-30T00:14:18+01:00', date: '2012-11-30', timestamp: 1354230858, domain: 'www.sciencedirect.com', status: '200', size: '224846' },
       lines: { tested: 3, matching: 2 },
     });
+  });
+
+  t.test('a wrong date format: the lines do not count as matching, as in a job (4003)', async (t) => {
+    const sd = '247.63.228.176 - X [30/Nov/2012:00:14:17 +0100] "GET http://www.sciencedirect.com:80/science/journal/00121606 HTTP/1.1" 200 224846';
+    const res = await put({ logLines: sd, dateFormat: 'YYYY-MM-DD' });
+    t.equal(res.statusCode, 200);
+    t.match(res.json(), { strictMatch: true, recognised: false, missing: ['date'], lines: { tested: 1, matching: 0 } });
+    t.match((await put({ logLines: sd })).json(), { recognised: true, lines: { matching: 1 } }, 'with the right one');
   });
 
   t.test('a given format that breaks: how far it goes', async (t) => {

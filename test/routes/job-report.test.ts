@@ -90,7 +90,7 @@ t.test('sd.2012-11-30.300.log: the counts add up and the HTML form renders', { s
   t.match(html.headers.get('content-security-policy'), /default-src 'none'/);
   t.equal(html.headers.get('x-content-type-options'), 'nosniff');
   const doc = parse(html.body, { onParseError: (e) => t.fail(`HTML parse error ${e.code} at line ${e.startLine}`) });
-  t.match(textOf(elements(doc, 'title')[0]), /^Execution report \(\d{2}-\d{2}-\d{4} \d{2}h\d{2}\) - logsift$/);
+  t.match(textOf(elements(doc, 'title')[0]), /^Execution report \(\d{1,2} [A-Z][a-z]{2} \d{4}, \d{2}:\d{2}\) - logsift$/);
   t.equal(elements(doc, 'script').length, 0, 'no script');
   t.equal(elements(doc, 'link').length + elements(doc, 'img').length, 0, 'no external resource');
   // The reference's table of every value, after the summary a person reads first.

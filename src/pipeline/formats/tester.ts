@@ -4,10 +4,10 @@
  * does not match, how far the format goes before it breaks. Every regex run goes through a
  * `Matcher` that bounds its time: a format's custom regexes are the user's own.
  */
-import { AUTO_FORMATS } from './auto-detect.js';
+import { autoFormats } from './auto-detect.js';
 import { compileFormat, tokenizeFormat } from './compile.js';
 import { assemble, escapeLiteral } from './grammar.js';
-import { fieldsOfMatch } from './line-parser.js';
+import { checkLine, type FormatExec } from './line-check.js';
 import { FormatError, type CompiledFormat, type FormatToken, type ProxyFamily } from './types.js';
 import { makeEventTimer, DEFAULT_DATE_FORMAT, DateFormatError } from '../dates.js';
 import { normaliseUrl } from '../url-normalise.js';
@@ -42,6 +42,11 @@ export interface FormatTestResult {
   regexp: string | null;
   /** the format matches the whole first line */
   strictMatch: boolean;
+  /**
+   * the first line counts as matching as a job counts it: the format matches it and its date
+   * reads with the date format (a job whose lines' dates do not read fails with 4003)
+   */
+  recognised: boolean;
   /** when it does not: the longest beginning of the format that matches the beginning of the line */
   formatBreak: string | null;
   regexpBreak: string | null;
@@ -151,30 +156,21 @@ export function testFormat(input: FormatTestInput, match: Matcher): FormatTestRe
   }
   const first = lines[0] ?? '';
   const given = input.format !== undefined && input.format.trim() !== '';
-  let format: CompiledFormat | undefined;
-  let firstMatch: Array<string | null> | null = null;
-  if (given) {
-    format = compileGiven(input.proxy ?? 'ezproxy', input.format!);
-    firstMatch = match(format.regex.source, first);
-  } else {
-    // The families' own formats, in the order a job tries them.
-    for (const auto of AUTO_FORMATS) {
-      if (input.proxy !== undefined && input.proxy !== auto.family) continue;
-      const candidate = compileFormat(auto.family, auto.literal);
-      const m = match(candidate.regex.source, first);
-      if (m) {
-        format = candidate;
-        firstMatch = m;
-        break;
-      }
-    }
-  }
+  // The job's own check (format, then the date with the date format), each regex under the budget.
+  const exec: FormatExec = (format, line) => match(format.regex.source, line);
+  const formats = given
+    ? [compileGiven(input.proxy ?? 'ezproxy', input.format!)]
+    // the families' own formats, in the order a job tries them
+    : autoFormats().filter((f) => input.proxy === undefined || f.family === input.proxy);
+  const check = checkLine(first, formats, timer, exec);
+  const format = check.format ?? (given ? formats[0] : undefined);
   const result: FormatTestResult = {
     autoDetect: !given,
     proxy: format?.family ?? null,
     format: format?.literal ?? null,
     regexp: format?.source ?? null,
-    strictMatch: firstMatch !== null,
+    strictMatch: check.fields !== undefined,
+    recognised: check.time !== undefined,
     formatBreak: null,
     regexpBreak: null,
     breakAt: null,
@@ -183,15 +179,14 @@ export function testFormat(input: FormatTestInput, match: Matcher): FormatTestRe
     lines: { tested: lines.length, matching: 0 },
   };
   if (!format) return result;
-  if (firstMatch) {
-    const fields = fieldsOfMatch(format, firstMatch);
+  if (check.fields) {
+    const fields = check.fields;
     const ec: Record<string, string | number> = { ...fields };
     const missing: FormatTestResult['missing'] = [];
-    const time = timer(fields);
-    if (time) {
-      ec.datetime = time.datetime;
-      ec.date = time.date;
-      ec.timestamp = time.timestamp;
+    if (check.time) {
+      ec.datetime = check.time.datetime;
+      ec.date = check.time.date;
+      ec.timestamp = check.time.timestamp;
     } else missing.push('date');
     if (typeof fields.url === 'string') {
       const { url, domain } = normaliseUrl(fields.url);
@@ -204,6 +199,7 @@ export function testFormat(input: FormatTestInput, match: Matcher): FormatTestRe
   } else if (given) {
     Object.assign(result, findBreak(format, first, match));
   }
-  result.lines.matching = (firstMatch ? 1 : 0) + lines.slice(1).filter((l) => match(format.regex.source, l) !== null).length;
+  // Counted as a job counts them: a line whose date does not read is an unknown format.
+  result.lines.matching = (check.time ? 1 : 0) + lines.slice(1).filter((l) => checkLine(l, [format], timer, exec).time !== undefined).length;
   return result;
 }

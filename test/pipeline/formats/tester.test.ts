@@ -33,3 +33,16 @@ t.test('pastedLines: bounds', async (t) => {
   t.equal(pastedLines('x\n'.repeat(100)).length, 20);
   t.throws(() => pastedLines('y'.repeat(70_000)), TesterInputError);
 });
+
+t.test('a line counts as matching as a job counts it: its date must read with the date format', async (t) => {
+  const SD = '247.63.228.176 - X [30/Nov/2012:00:14:17 +0100] "GET http://www.sciencedirect.com:80/science/journal/00121606 HTTP/1.1" 200 224846';
+  const wrong = testFormat({ logLines: `${SD}\n${SD}`, dateFormat: 'YYYY-MM-DD', defaultZone: 'UTC' }, plain);
+  t.match(wrong, { proxy: 'ezproxy', strictMatch: true, recognised: false, missing: ['date'], lines: { tested: 2, matching: 0 } },
+    'the format matches, the date does not read: no line a job would take');
+  const right = testFormat({ logLines: `${SD}\n${SD}`, defaultZone: 'UTC' }, plain);
+  t.match(right, { strictMatch: true, recognised: true, missing: [], lines: { tested: 2, matching: 2 } });
+  const given = testFormat({ logLines: `${SD}\nnot a line`, format: '%h %l %u %t "%r" %s %b', dateFormat: 'YYYY-MM-DD', defaultZone: 'UTC' }, plain);
+  t.match(given, { strictMatch: true, recognised: false, lines: { matching: 0 } }, 'a given format, a date format the dates do not fit');
+  const noDate = testFormat({ logLines: 'bob /path/x 200', format: '%u %U %s', proxy: 'apache', defaultZone: 'UTC' }, plain);
+  t.match(noDate, { strictMatch: true, recognised: false, missing: ['date', 'domain'], lines: { matching: 0 } }, 'no date at all: a job rejects it too');
+});

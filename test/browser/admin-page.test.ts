@@ -1,0 +1,115 @@
+import t from 'tap';
+import { mkdir } from 'node:fs/promises';
+import { join } from 'node:path';
+import { setTimeout as sleep } from 'node:timers/promises';
+import type { Page } from 'playwright-core';
+import { startApp } from '../helpers/app.js';
+import { tempDir } from '../helpers/service.js';
+import { openBrowser } from '../helpers/browser.js';
+
+// what the page functions read in the browser (the tests are type-checked without the DOM's types)
+declare const document: { querySelector(selector: string): { textContent: string | null } | null };
+
+// The first administrator's page once it has done its work, and the administration's messages:
+// sentences rather than the API's codes, a busy button while a request runs, and an update
+// check that failed never shown as "up to date".
+
+const browser = await openBrowser(t);
+if (browser) {
+  const { page, screenshot } = browser;
+  const root = await tempDir(t, 'logsift-admin-page-');
+  await mkdir(join(root, 'no-platforms'));
+  await mkdir(join(root, 'repos'));
+  await mkdir(join(root, 'app'));
+  const server = await startApp({}, { POOL_THREADS: '1', PLATFORMS_DIR: join(root, 'no-platforms'), REPOS_DIR: join(root, 'repos'), APP_DIR: join(root, 'app') });
+  t.teardown(() => server.close());
+  const base = server.url;
+  const text = async (p: Page, selector: string) => ((await p.textContent(selector)) ?? '').trim();
+  const message = (p: Page, pattern: RegExp) => p.waitForFunction((source) => new RegExp(source).test(document.querySelector('#users-message')?.textContent ?? ''), pattern.source, { timeout: 20_000 });
+
+  t.test('the setup page, once the administrator exists: done, and where to go next', async (t) => {
+    await page.goto(`${base}/`);
+    t.match(await text(page, '#next'), /Until then anyone reaching this service may process log files/);
+    await page.fill('#register [name="userid"]', 'admin@example.org');
+    await page.fill('#register [name="password"]', 'Correct-Horse-1');
+    await page.fill('#register [name="confirm"]', 'Correct-Horse-1');
+    await page.click('#register button[type="submit"]');
+    await page.waitForFunction(() => /created/.test(document.querySelector('#result')?.textContent ?? ''));
+    const next = await text(page, '#next');
+    t.notMatch(next, /anyone reaching this service may/, 'no longer says anyone may process files');
+    t.match(next, /^Done/);
+    t.equal(await page.getAttribute('#next-admin', 'href'), '/admin', 'a link to log in');
+    t.equal(await page.getAttribute('#next-process', 'href'), '/process', 'and one to process files');
+    await screenshot('setup-done');
+  });
+
+  t.test('users: the API\'s codes as sentences, the button busy while the request runs', async (t) => {
+    await page.goto(`${base}/admin`);
+    await page.click('#gate-login');
+    await page.fill('#login-form [name="username"]', 'admin@example.org');
+    await page.fill('#login-form [name="password"]', 'Correct-Horse-1');
+    await page.click('#login-form button[type="submit"]');
+    await page.waitForSelector('#users-table tr[data-user="admin@example.org"]');
+
+    // Hold the answers to account changes a while, as argon2 does on a slow machine.
+    await page.route('**/api/admin/users', async (route) => {
+      await sleep(800);
+      await route.continue();
+    });
+    const submit = '#user-form button[type="submit"]';
+    await page.fill('#user-form [name="userid"]', 'librarian@example.org');
+    await page.fill('#user-form [name="password"]', 'short');
+    // minlength would stop the browser before the service: the service's own check is wanted here
+    await page.$eval('#user-form [name="password"]', (e) => (e as unknown as { removeAttribute(n: string): void }).removeAttribute('minlength'));
+    await page.click(submit);
+    t.ok(await page.isDisabled(submit), 'the button is disabled while the request runs');
+    t.match(await text(page, '#users-message'), /Adding librarian@example\.org…/, 'and the message says what is under way');
+    await message(page, /too weak/);
+    t.notMatch(await text(page, '#users-message'), /weakPassword/, 'no bare code');
+    t.match(await text(page, '#users-message'), /at least 10 characters/);
+    t.notOk(await page.isDisabled(submit), 'the button is back once answered');
+
+    await page.fill('#user-form [name="userid"]', 'admin@example.org');
+    await page.fill('#user-form [name="password"]', 'Reading-Room-2024');
+    await page.click(submit);
+    t.match(await text(page, '#users-message'), /Adding admin@example\.org…/, 'the new request, not the last answer');
+    await message(page, /already exists/);
+    t.notMatch(await text(page, '#users-message'), /userAlreadyExists/);
+
+    await page.fill('#user-form [name="userid"]', 'librarian@example.org');
+    await page.fill('#user-form [name="password"]', 'Reading-Room-2024');
+    await page.click(submit);
+    await message(page, /librarian@example\.org added/);
+    await page.unroute('**/api/admin/users');
+    await screenshot('admin-users-messages');
+  });
+
+  t.test('updates: a check whose fetch failed is not "up to date"', async (t) => {
+    const failed = {
+      'is-git-repo': true, current: 'v1-0-gabc1234', head: 'v1-0-gabc1234', tag: 'v1', 'from-head': 'uptodate', 'from-tag': 'uptodate',
+      'local-commits': false, 'local-changes': false, branch: 'master', origin: 'https://git.example.org/platforms.git',
+      fetchedAt: null, error: 'fetch failed: Cannot parse remote URL',
+    };
+    await page.route('**/api/admin/platforms/status?refresh=1', (route) => route.fulfill({ status: 200, contentType: 'application/json', body: JSON.stringify(failed) }));
+    await page.click('#part-platforms button:has-text("Check")');
+    await page.waitForFunction(() => /Cannot parse remote URL/.test(document.querySelector('#part-platforms .status')?.textContent ?? ''));
+    const badge = await text(page, '#part-platforms .status .badge');
+    t.notMatch(badge, /up to date/, `the badge: ${badge}`);
+    t.match(badge, /could not check/);
+    t.equal(await page.getAttribute('#part-platforms .status .badge', 'class'), 'badge bad');
+    t.match(await text(page, '#part-platforms .status'), /Last check\s*never/);
+
+    // Without an error, but never fetched: not "up to date" either.
+    await page.unroute('**/api/admin/platforms/status?refresh=1');
+    await page.route('**/api/admin/platforms/status?refresh=1', (route) => route.fulfill({ status: 200, contentType: 'application/json', body: JSON.stringify({ ...failed, error: undefined }) }));
+    await page.click('#part-platforms button:has-text("Check")');
+    await page.waitForFunction(() => /not checked yet/.test(document.querySelector('#part-platforms .status .badge')?.textContent ?? ''));
+    t.pass('never fetched: "not checked yet"');
+    await page.unroute('**/api/admin/platforms/status?refresh=1');
+  });
+
+  t.test('the pages reported no error', async (t) => {
+    t.same(browser.outside, []);
+    t.same(browser.pageErrors, [], browser.pageErrors.join('\n'));
+  });
+}

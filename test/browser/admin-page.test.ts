@@ -54,8 +54,10 @@ if (browser) {
     // Hold the answers to account changes a while, as argon2 does on a slow machine.
     await page.route('**/api/admin/users', async (route) => {
       await sleep(800);
-      await route.continue();
+      // (the page may have moved on meanwhile: the request is then no longer this handler's)
+      await route.continue().catch(() => undefined);
     });
+    t.teardown(() => page.unroute('**/api/admin/users'));
     const submit = '#user-form button[type="submit"]';
     await page.fill('#user-form [name="userid"]', 'librarian@example.org');
     await page.fill('#user-form [name="password"]', 'short');

@@ -9,6 +9,7 @@ import { header, readJobOptions, type JobOptions, type RequestHeaders } from '..
 import { Job } from '../pipeline/job-runner.js';
 import { requestInputs } from '../pipeline/job-inputs.js';
 import { BODY_CUT_SHORT } from '../client-errors.js';
+import { IdleWatch } from '../pipeline/idle-watch.js';
 import { DeferredOutput, ResponseOutput, headerSafe, type JobOutput } from '../pipeline/job-output.js';
 import { mergeJobHeaders } from '../settings/predefined.js';
 import { REJECT_CATEGORIES, type RejectCategory } from '../pipeline/stages/types.js';
@@ -241,20 +242,14 @@ async function runJob(app: FastifyInstance, request: FastifyRequest, res: Server
   const idle = app.config.limits.idleUploadMs;
   let sampler: NodeJS.Timeout | undefined;
   if (idle > 0) {
-    let unsent = unsentBytes(res);
-    let movedAt = Date.now();
-    const sample = () => {
-      const now = unsentBytes(res);
-      if (now !== unsent) { unsent = now; movedAt = Date.now(); }
-    };
-    sampler = setInterval(sample, Math.max(idle / 4, 10));
+    const watch = new IdleWatch(idle, () => unsentBytes(res), Date.now());
+    sampler = setInterval(() => watch.sample(Date.now()), watch.sampleEveryMs);
     sampler.unref();
     res.setTimeout(idle, () => {
-      sample();
-      const verdict = idleVerdict({ waitingForInput: job.waitingForInput, waitingForOutput: job.waitingForOutput, answerMoved: Date.now() - movedAt < idle });
-      if (verdict === 'upload') job.breakInput(new StatusError(4037, `nothing received for ${idle / 1000} s`));
-      else if (verdict === 'answer') job.abort(new StatusError(4040, `nothing taken for ${idle / 1000} s`));
-      else res.socket?.setTimeout(idle);
+      const next = watch.onIdle(Date.now(), { input: job.waitingForInput, output: job.waitingForOutput });
+      if (!('verdict' in next)) res.socket?.setTimeout(next.waitMs);
+      else if (next.verdict === 'upload') job.breakInput(new StatusError(4037, `nothing received for ${idle / 1000} s`));
+      else job.abort(new StatusError(4040, `nothing taken for ${idle / 1000} s`));
     });
   }
   // A body cut before its declared length (told by the connection: see client-errors.ts): most
@@ -286,17 +281,6 @@ async function runJob(app: FastifyInstance, request: FastifyRequest, res: Server
 function isJobUpload(req: IncomingMessage): boolean {
   const path = (req.url ?? '').split('?')[0];
   return (req.method === 'POST' && path === '/') || (req.method === 'PUT' && /^\/[^/]+\/?$/.test(path));
-}
-
-/**
- * What a connection idle for IDLE_UPLOAD_MS means for its job: its upload stopped, its client
- * stopped reading, or nothing wrong (the job is busy, or the client reads slowly).
- */
-function idleVerdict(s: { waitingForInput: boolean; waitingForOutput: boolean; answerMoved: boolean }): 'upload' | 'answer' | 'fine' {
-  if (s.answerMoved) return 'fine';
-  if (s.waitingForInput) return 'upload';
-  if (s.waitingForOutput) return 'answer';
-  return 'fine';
 }
 
 /**

@@ -323,6 +323,15 @@ export class Job {
   private async finishInFlight(): Promise<void> {
     await this.settle().catch(() => undefined);
     if (this.failure || !this.spec) return;
+    this.flushHeld();
+  }
+
+  private heldFlushed = false;
+
+  /** The events the double-click and chronology checks still hold, written (once). */
+  private flushHeld(): void {
+    if (this.heldFlushed || !this.spec) return;
+    this.heldFlushed = true;
     this.sequential.end(this.sink);
     this.flushEvents();
   }
@@ -749,8 +758,18 @@ export class Job {
     if (!this.failure) this.failure = error;
     if (!this.abortController.signal.aborted) this.abortController.abort(error);
     await this.settle().catch(() => undefined);
-    await this.closeFiles(error);
     const outcome: JobOutcome = error.code === 4039 || error.code === 4040 || error.code === 5003 ? 'aborted' : 'failed';
+    // A job stopped from outside (its client, the shutdown) still writes the events its checks
+    // held, whose lines were read and counted: before, they were neither written nor rejected.
+    // (A failed one may have failed in those checks: it writes nothing more.)
+    if (outcome === 'aborted') {
+      try {
+        this.flushHeld();
+      } catch {
+        // the traces' count says what was not accounted for
+      }
+    }
+    await this.closeFiles(error);
     this.state = outcome;
     const g = this.report.general;
     g.status = error.code;

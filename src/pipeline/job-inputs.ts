@@ -251,27 +251,27 @@ async function* multipartInputs(req: IncomingMessage, contentEncoding: 'gzip' | 
  * failed: the job reads what came before as it reads the lines before a broken upload. For what
  * the connection tells from outside the body's stream (an upload idle too long, a body cut before
  * its declared length), where destroying the request would take the answer's socket with it.
+ * Each wait has its own promise and listener: a race against one promise living as long as the
+ * input kept every chunk it had given (its reactions hold the race's results: the whole upload).
  */
 export async function* breakable<T>(source: AsyncIterable<T>, signal: AbortSignal): AsyncGenerator<T> {
   const iterator = source[Symbol.asyncIterator]();
-  let onAbort = (): void => undefined;
-  const broken = new Promise<never>((_, reject) => {
-    onAbort = () => reject(signal.reason);
-    if (signal.aborted) onAbort();
-    else signal.addEventListener('abort', onAbort, { once: true });
-  });
-  broken.catch(() => undefined);
   let pending = false;
   try {
     for (;;) {
+      if (signal.aborted) throw signal.reason;
       pending = true;
-      const step = await Promise.race([iterator.next(), broken]);
+      let onAbort = (): void => undefined;
+      const step = await new Promise<IteratorResult<T>>((resolve, reject) => {
+        onAbort = () => reject(signal.reason);
+        signal.addEventListener('abort', onAbort, { once: true });
+        iterator.next().then(resolve, reject);
+      }).finally(() => signal.removeEventListener('abort', onAbort));
       pending = false;
       if (step.done) return;
       yield step.value;
     }
   } finally {
-    signal.removeEventListener('abort', onAbort);
     // a next() still waiting (the stalled upload) would hold return() until it settles
     if (!pending) await iterator.return?.();
   }

@@ -3,7 +3,7 @@ import type { IncomingMessage } from 'node:http';
 import { Readable } from 'node:stream';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { constants as zlib, gunzipSync, gzipSync } from 'node:zlib';
-import { requestInputs, visibleText } from '../../src/pipeline/job-inputs.js';
+import { breakable, requestInputs, visibleText } from '../../src/pipeline/job-inputs.js';
 
 /** A request body as a socket delivers it: 16 kB chunks. */
 function body(bytes: Buffer, headers: Record<string, string>): IncomingMessage {
@@ -51,4 +51,26 @@ t.test('multipart file names are recorded without controls and direction overrid
     for await (const _ of input.bytes) { /* read through */ }
   }
   t.same(names, ['\ufffd\ufffd\ufffd[31mred.log']);
+});
+
+t.test('breakable: what it has given is not kept (a race against one long-lived promise kept every chunk: the whole upload)', async (t) => {
+  async function* chunks(): AsyncIterable<Buffer> {
+    for (let i = 0; i < 400; i++) yield Buffer.alloc(1 << 20, i);
+  }
+  const controller = new AbortController();
+  let most = 0;
+  let n = 0;
+  for await (const chunk of breakable(chunks(), controller.signal)) {
+    n++;
+    if (chunk.length !== 1 << 20) t.fail('a chunk as given');
+    most = Math.max(most, process.memoryUsage().arrayBuffers);
+  }
+  t.equal(n, 400);
+  t.ok(most < 200 * (1 << 20), `at most ${(most / (1 << 20)).toFixed(0)} MB of buffers held while 400 MB went through`);
+  // and it still breaks off
+  const stalled = breakable((async function* () { yield 1; await new Promise(() => undefined); })(), controller.signal);
+  t.equal((await stalled.next()).value, 1);
+  const waiting = stalled.next();
+  controller.abort(new Error('idle'));
+  await t.rejects(waiting, /idle/);
 });

@@ -220,8 +220,11 @@ type FieldKind =
 
 type Step =
   | { readonly kind: 'field'; readonly field: FieldKind; readonly maxDigits: number }
-  /** separator: any run (maybe empty) of characters that are neither letters nor digits */
-  | { readonly kind: 'sep' }
+  /**
+   * separator: any run (maybe empty) of characters that are neither letters nor digits; before the
+   * hour, ISO 8601's `T` too (`2023-03-14T10:20:30` read with `YYYY-MM-DD HH:mm:ss`, as moment does)
+   */
+  | { readonly kind: 'sep'; readonly beforeHour?: true }
   /** a `[literal]`: must be there */
   | { readonly kind: 'lit'; readonly text: string }
   /** a letter that is not a token: taken when present (moment reads non-strictly) */
@@ -337,7 +340,10 @@ function compileSteps(format: string): Step[] {
       `"${format}" needs a year, a month and a day (YYYY, MM or MMM, DD), or an epoch (X, x)`,
     );
   }
-  return steps;
+  return steps.map((step, i) => {
+    const next = steps[i + 1];
+    return step.kind === 'sep' && next?.kind === 'field' && (next.field === 'hour' || next.field === 'hour12') ? { kind: 'sep', beforeHour: true } : step;
+  });
 }
 
 function addField(steps: Step[], slots: Set<string>, field: FieldKind, maxDigits: number, written: string): void {
@@ -445,6 +451,10 @@ class StepParser implements DateParser {
           const code = text.charCodeAt(pos);
           if (isAlnum(code) || (signed && (code === 43 || code === 45))) break;
           pos++;
+        }
+        if (step.beforeHour && (text.charCodeAt(pos) | 0x20) === 116) {
+          const digit = text.charCodeAt(pos + 1);
+          if (digit >= 48 && digit <= 57) pos++;
         }
         continue;
       }

@@ -112,7 +112,7 @@ t.test('bad dates give undefined', async (t) => {
   t.equal(compileDateFormat('YYYY-MM-DD').parse('2012-13-01'), undefined, 'month 13');
   t.equal(compileDateFormat('X').parse('abc'), undefined);
   t.equal(compileDateFormat('X').parse('99999999999999'), undefined, 'beyond year 9999');
-  t.equal(p.parse('10-Apr-2012T09:38:11 +0200'), undefined, 'a letter is not a separator');
+  t.equal(p.parse('10-Apr-2012X09:38:11 +0200'), undefined, 'a letter is not a separator (but ISO 8601\'s T before the hour is: below)');
 });
 
 t.test('unusable formats and zones throw DateFormatError', async (t) => {
@@ -322,4 +322,11 @@ t.test('CSV re-injection dates: fractions of a second and a space before the off
   t.equal(at('2024-03-04 08:10:07.5 Z'), Date.parse('2024-03-04T08:10:07Z') / 1000);
   t.equal(iso({ datetime: '2024-03-04T08:05:07.123+05:30' })?.datetime, '2024-03-04T08:05:07+05:30', 'the offset written is kept');
   t.equal(at('2024-03-04T08:05:07'), Date.parse('2024-03-04T07:05:07Z') / 1000, 'no offset: the default zone');
+});
+
+t.test('a T between date and time is read where the format has a separator (moment, non-strict, does)', async (t) => {
+  t.same(parsed('YYYY-MM-DD HH:mm:ss Z', '2023-03-14T10:20:30+01:00'), { epochMs: at('2023-03-14T09:20:30Z'), offsetMinutes: 60 });
+  t.same(parsed('YYYY-MM-DD HH:mm:ss', '2023-03-14t10:20:30'), { epochMs: at('2023-03-14T10:20:30Z'), offsetMinutes: undefined });
+  t.same(parsed('YYYY-MM-DD HH:mm:ss', '2023-03-14 10:20:30'), { epochMs: at('2023-03-14T10:20:30Z'), offsetMinutes: undefined }, 'the space as before');
+  t.equal(parsed('YYYY-MM-DD HH:mm:ss', '2023-03-14Tx0:20:30'), undefined, 'a T not followed by the hour is not skipped');
 });

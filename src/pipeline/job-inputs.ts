@@ -4,6 +4,7 @@ import { createGunzip, createInflate, type Gunzip, type Inflate } from 'node:zli
 import busboy from 'busboy';
 import { StatusError } from '../status-codes.js';
 import type { JobInput } from './job-runner.js';
+import { untilAborted } from '../until-aborted.js';
 
 /** Content types that mean a gzip file (reference 1.2). */
 export const GZIP_TYPES = new Set([
@@ -251,7 +252,7 @@ async function* multipartInputs(req: IncomingMessage, contentEncoding: 'gzip' | 
  * failed: the job reads what came before as it reads the lines before a broken upload. For what
  * the connection tells from outside the body's stream (an upload idle too long, a body cut before
  * its declared length), where destroying the request would take the answer's socket with it.
- * Each wait has its own promise and listener: a race against one promise living as long as the
+ * Each wait is bounded on its own (untilAborted): a race against one promise living as long as the
  * input kept every chunk it had given (its reactions hold the race's results: the whole upload).
  */
 export async function* breakable<T>(source: AsyncIterable<T>, signal: AbortSignal): AsyncGenerator<T> {
@@ -261,12 +262,7 @@ export async function* breakable<T>(source: AsyncIterable<T>, signal: AbortSigna
     for (;;) {
       if (signal.aborted) throw signal.reason;
       pending = true;
-      let onAbort = (): void => undefined;
-      const step = await new Promise<IteratorResult<T>>((resolve, reject) => {
-        onAbort = () => reject(signal.reason);
-        signal.addEventListener('abort', onAbort, { once: true });
-        iterator.next().then(resolve, reject);
-      }).finally(() => signal.removeEventListener('abort', onAbort));
+      const step = await untilAborted(iterator.next(), signal);
       pending = false;
       if (step.done) return;
       yield step.value;

@@ -1,6 +1,7 @@
 import { copyFile, mkdir, rename, rm, stat } from 'node:fs/promises';
 import { dirname, join } from 'node:path';
 import { fs, git, http, resolveCommit, type Repo } from './git.js';
+import { untilAborted } from '../until-aborted.js';
 
 /** An update's refusal or failure: its HTTP status and the stable message code clients match. */
 export class UpdateError extends Error {
@@ -12,21 +13,10 @@ export class UpdateError extends Error {
 /** An origin silent for this long fails the fetch before its deadline. */
 const IDLE_MS = 30_000;
 
-/** Rejects with the signal's reason once it aborts (never resolves). */
-function whenAborted(signal: AbortSignal): Promise<never> {
-  const aborted = new Promise<never>((_resolve, reject) => {
-    if (signal.aborted) reject(signal.reason);
-    else signal.addEventListener('abort', () => reject(signal.reason), { once: true });
-  });
-  aborted.catch(() => undefined);
-  return aborted;
-}
-
 /** A response body whose reads fail once `signal` aborts, however the bytes keep coming. */
 function bodyUntil(body: AsyncIterableIterator<Uint8Array>, signal: AbortSignal): AsyncIterableIterator<Uint8Array> {
-  const aborted = whenAborted(signal);
   const iterator: AsyncIterableIterator<Uint8Array> = {
-    next: () => Promise.race([body.next(), aborted]),
+    next: () => untilAborted(body.next(), signal),
     return: async (value?: unknown) => {
       await body.return?.(value);
       return { done: true, value: undefined };
@@ -46,7 +36,7 @@ function boundedHttp(idleMs: number, signal: AbortSignal): typeof http {
     request: async (req) => {
       signal.throwIfAborted();
       const fetchOptions = { ...(req as { fetchOptions?: object }).fetchOptions, timeout: idleMs };
-      const res = await Promise.race([http.request({ ...req, signal, fetchOptions } as typeof req), whenAborted(signal)]);
+      const res = await untilAborted(http.request({ ...req, signal, fetchOptions } as typeof req), signal);
       return res.body ? { ...res, body: bodyUntil(res.body, signal) } : res;
     },
   };

@@ -1,47 +1,43 @@
 /**
- * What a connection idle for IDLE_UPLOAD_MS (no read, no write completed) means for its job: its
- * upload stopped (4037), its client stopped reading (4040), or nothing wrong (the job is busy, or
- * the client reads slowly). A slow reader's large write completes only once it has all been taken,
- * so the socket looks idle while the system's send queue (`unsent`) still shrinks: the queue is
- * sampled in between, and the answer counts as moving while it changed less than the idle time ago.
+ * What a connection where nothing moves for IDLE_UPLOAD_MS means for its job: its upload stopped
+ * (4037), its client stopped reading (4040), or nothing wrong (the job is busy with what it has).
+ * What moves is sampled (`progress`: the bytes received, the bytes written, what the system still
+ * has to send), a quarter of the idle time apart: a slow reader's large write completes only once
+ * it has all been taken, but the system's send queue shrinks meanwhile. So the limit is the idle
+ * time after the last move, give or take a sampling period; the socket's own timeout, which a
+ * shortened re-arm left short for good, is not used.
  */
 export class IdleWatch {
-  private unsent: number | undefined;
+  private last: readonly number[];
   private movedAt: number;
 
   constructor(
     private readonly idleMs: number,
-    private readonly unsentBytes: () => number | undefined,
+    private readonly progress: () => readonly number[],
     now: number,
   ) {
-    this.unsent = unsentBytes();
+    this.last = progress();
     this.movedAt = now;
   }
 
-  /** How often to sample the queue: a move is dated to within this. */
+  /** How often to sample: a move is dated to within this. */
   get sampleEveryMs(): number {
     return Math.max(this.idleMs / 4, 10);
   }
 
-  sample(now: number): void {
-    const unsent = this.unsentBytes();
-    if (unsent !== this.unsent) {
-      this.unsent = unsent;
+  /** A sample: the job's verdict once nothing moved for the idle time, undefined otherwise. */
+  check(now: number, waiting: { readonly input: boolean; readonly output: boolean }): 'upload' | 'answer' | undefined {
+    const current = this.progress();
+    if (current.some((v, i) => v !== this.last[i])) {
+      this.last = current;
       this.movedAt = now;
+      return undefined;
     }
-  }
-
-  /**
-   * The socket has been idle for the idle time: the job's verdict, or how long to wait before
-   * asking again. An answer that moved `t` ago is given the rest of its idle time, not a whole new
-   * one (which made the limit nearly twice what it says).
-   */
-  onIdle(now: number, waiting: { readonly input: boolean; readonly output: boolean }): { readonly verdict: 'upload' | 'answer' } | { readonly waitMs: number } {
-    this.sample(now);
-    const since = now - this.movedAt;
-    if (since < this.idleMs) return { waitMs: Math.max(this.idleMs - since, 10) };
-    if (waiting.input) return { verdict: 'upload' };
-    if (waiting.output) return { verdict: 'answer' };
-    return { waitMs: this.idleMs };
+    if (now - this.movedAt < this.idleMs) return undefined;
+    if (waiting.input) return 'upload';
+    if (waiting.output) return 'answer';
+    // busy with what it has: nothing wrong, counted again from now
+    this.movedAt = now;
+    return undefined;
   }
 }

@@ -235,22 +235,25 @@ async function runJob(app: FastifyInstance, request: FastifyRequest, res: Server
   };
   if (res.destroyed) onClose();
   else res.on('close', onClose);
-  // The connection idle for IDLE_UPLOAD_MS (no read, no write completed): the job fails if it was
-  // waiting for the upload (4037, as a broken upload: what came before still goes through) or for
-  // its client to read (4040). A client reading slowly is neither: a large write completes only
-  // once it has all been taken, so what the system still has to send is watched in between.
+  // Nothing moving on the connection for IDLE_UPLOAD_MS: the job fails if it was waiting for the
+  // upload (4037, as a broken upload: what came before still goes through) or for its client to
+  // read (4040); see IdleWatch.
   const idle = app.config.limits.idleUploadMs;
   let sampler: NodeJS.Timeout | undefined;
   if (idle > 0) {
-    const watch = new IdleWatch(idle, () => unsentBytes(res), Date.now());
-    sampler = setInterval(() => watch.sample(Date.now()), watch.sampleEveryMs);
-    sampler.unref();
-    res.setTimeout(idle, () => {
-      const next = watch.onIdle(Date.now(), { input: job.waitingForInput, output: job.waitingForOutput });
-      if (!('verdict' in next)) res.socket?.setTimeout(next.waitMs);
-      else if (next.verdict === 'upload') job.breakInput(new StatusError(4037, `nothing received for ${idle / 1000} s`));
+    // a deferred job's answer is only its own heartbeat: the upload alone says whether it moves
+    const progress = mode.deferred
+      ? () => [res.socket?.bytesRead ?? 0]
+      : () => [res.socket?.bytesRead ?? 0, res.socket?.bytesWritten ?? 0, unsentBytes(res) ?? 0];
+    const watch = new IdleWatch(idle, progress, Date.now());
+    sampler = setInterval(() => {
+      const verdict = watch.check(Date.now(), { input: job.waitingForInput, output: job.waitingForOutput });
+      if (verdict === undefined) return;
+      clearInterval(sampler);
+      if (verdict === 'upload') job.breakInput(new StatusError(4037, `nothing received for ${idle / 1000} s`));
       else job.abort(new StatusError(4040, `nothing taken for ${idle / 1000} s`));
-    });
+    }, watch.sampleEveryMs);
+    sampler.unref();
   }
   // A body cut before its declared length (told by the connection: see client-errors.ts): most
   // often a client that went away (a cancelled upload), maybe one that only closed its side and
@@ -271,8 +274,6 @@ async function runJob(app: FastifyInstance, request: FastifyRequest, res: Server
     if (!res.writableEnded) res.destroy();
   } finally {
     clearInterval(sampler);
-    // the connection may serve other requests
-    if (idle > 0) res.socket?.setTimeout(0);
   }
   discardRest(request);
 }

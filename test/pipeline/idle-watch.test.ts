@@ -1,42 +1,34 @@
 import t from 'tap';
 import { IdleWatch } from '../../src/pipeline/idle-watch.js';
 
-/** A queue that shrinks while the client reads, then stays where it stopped. */
-function queue(stopAt: number) {
+/** Runs a watch sampled as the service does, on a clock of 10 ms steps: when its verdict comes. */
+function run(idle: number, progressAt: (now: number) => number[], waiting: (now: number) => { input: boolean; output: boolean }, until = 20_000) {
   let now = 0;
-  return { set now(v: number) { now = v; }, unsent: () => (now < stopAt ? 100_000 - now : 100_000 - stopAt) };
+  const watch = new IdleWatch(idle, () => progressAt(now), 0);
+  for (now = 0; now <= until; now += 10) {
+    if (now % watch.sampleEveryMs !== 0) continue;
+    const verdict = watch.check(now, waiting(now));
+    if (verdict) return { verdict, at: now, every: watch.sampleEveryMs };
+  }
+  return undefined;
 }
 
-t.test('a client that stops reading: the verdict comes the idle time after the answer last moved, not twice that', async (t) => {
-  const idle = 1000;
-  const q = queue(1100);
-  const watch = new IdleWatch(idle, q.unsent, 0);
-  const waiting = { input: false, output: true };
-  // the sampler every idle/4, and the socket timer that fires once the socket did nothing for `idle`
-  let verdictAt: number | undefined;
-  let timerAt = idle;
-  for (let now = 0; now <= 5000 && verdictAt === undefined; now += 10) {
-    q.now = now;
-    if (now % watch.sampleEveryMs === 0) watch.sample(now);
-    if (now === timerAt) {
-      const next = watch.onIdle(now, waiting);
-      if ('verdict' in next) verdictAt = now;
-      else timerAt = now + next.waitMs;
-    }
-  }
-  t.ok(verdictAt !== undefined, `a verdict at ${verdictAt} ms`);
-  // the answer stopped at 1100 ms: within the idle time and a sampling period of it
-  t.ok(verdictAt! >= 1100 + idle && verdictAt! <= 1100 + idle + watch.sampleEveryMs, `at ${verdictAt} ms, the answer stopped at 1100 ms (idle ${idle} ms)`);
+t.test('a client that stops reading: the verdict comes the idle time after the answer last moved', async (t) => {
+  // the send queue shrinks while the client reads, then stays where it stopped at 1,100 ms
+  const got = run(1000, (now) => [0, 5000, 100_000 - Math.min(now, 1100)], () => ({ input: false, output: true }));
+  t.equal(got?.verdict, 'answer');
+  t.ok(got!.at >= 2100 && got!.at <= 2100 + got!.every, `at ${got?.at} ms: the answer stopped at 1,100 ms (idle 1,000 ms), not nearly twice that`);
 });
 
-t.test('what an idle connection means', async (t) => {
-  const still = () => 0;
-  t.same(new IdleWatch(1000, still, 0).onIdle(1000, { input: true, output: false }), { verdict: 'upload' });
-  t.same(new IdleWatch(1000, still, 0).onIdle(1000, { input: false, output: true }), { verdict: 'answer' });
-  t.same(new IdleWatch(1000, still, 0).onIdle(1000, { input: false, output: false }), { waitMs: 1000 }, 'a busy job: nothing wrong');
-  let unsent = 500;
-  const moving = new IdleWatch(1000, () => unsent, 0);
-  unsent = 400;
-  moving.sample(700);
-  t.same(moving.onIdle(1000, { input: false, output: true }), { waitMs: 700 }, 'a slow reader: the rest of its idle time');
+t.test('an upload that stops: 4037 the idle time after the last bytes', async (t) => {
+  const got = run(1000, (now) => [Math.min(now, 3000), 0, 0], () => ({ input: true, output: false }));
+  t.equal(got?.verdict, 'upload');
+  t.ok(got!.at >= 4000 && got!.at <= 4000 + got!.every, `at ${got?.at} ms`);
+});
+
+t.test('nothing wrong: a slow reader, a busy job, an answer that flows while the upload pauses', async (t) => {
+  t.equal(run(1000, (now) => [0, 0, 100_000 - Math.floor(now / 900)], () => ({ input: false, output: true })), undefined, 'a slow reader: its queue shrinks');
+  t.equal(run(1000, () => [0, 0, 0], () => ({ input: false, output: false })), undefined, 'a busy job waits for neither');
+  // the answer written in bursts, then short pauses in the upload: never the idle time without a move
+  t.equal(run(1000, (now) => [Math.floor(now / 700), Math.floor(now / 400), 0], (now) => ({ input: now % 1000 < 500, output: false })), undefined);
 });

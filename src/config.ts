@@ -351,9 +351,12 @@ function headerMap(env: NodeJS.ProcessEnv, name: string): Record<string, string>
   return Object.freeze(out);
 }
 
-/** A password written in a URL (`https://user:secret@host`) is not repeated in a refusal. */
+/**
+ * Credentials written in a URL (`https://user:secret@host`) are not repeated in a refusal: all
+ * up to the last `@` goes, as a password may hold `/`, `:` or `@` (a path with an `@` loses more).
+ */
 function hidePassword(raw: string): string {
-  return raw.replace(/^([a-z][a-z0-9+.-]*:\/\/)?([^@/\s:]*):[^@/\s]*@/i, '$1$2:***@');
+  return raw.replace(/^([a-z][a-z0-9+.-]*:\/\/)?\S*@/i, '$1***@');
 }
 
 /**

@@ -127,7 +127,17 @@ t.test('the parts\' origins (PLATFORMS_, MIDDLEWARES_, RESOURCES_, APP_ORIGIN) a
       t.throws(() => readConfig({ [name]: value }), StartError);
     }
   }
-  t.throws(() => readConfig({ PLATFORMS_ORIGIN: 'ftp://someone:s3cret@git.example.org/p.git' }), /got "ftp:\/\/someone:\*\*\*@git\.example\.org\/p\.git"$/, 'a password is not repeated');
+  t.throws(() => readConfig({ PLATFORMS_ORIGIN: 'ftp://someone:s3cret@git.example.org/p.git' }), /got "ftp:\/\/\*\*\*@git\.example\.org\/p\.git"$/, 'a password is not repeated');
+  for (const raw of ['ftp://u:pa/ss@git.example.org/p.git', 'ftp://u:p@ss@git.example.org/p.git', 'u:pa:ss@git.example.org:p.git']) {
+    let message = '';
+    try {
+      readConfig({ PLATFORMS_ORIGIN: raw });
+    } catch (err) {
+      message = (err as Error).message;
+    }
+    t.match(message, /\*\*\*@/, 'refused, its credentials hidden');
+    t.notMatch(message, /pa\/ss|p@ss|pa:ss|ss@/, `nor one holding / @ or : (${raw.replace(/:[^@]*@.*/, ':…')})`);
+  }
   t.notMatch(String((() => { try { readConfig({ APP_ORIGIN: 'someone:s3cret@git.example.org/p.git' }); } catch (err) { return err; } })()), /s3cret/);
   const c = readConfig({ PLATFORMS_ORIGIN: 'https://someone:s3cret@git.example.org/platforms.git', APP_ORIGIN: 'http://git.example.org/logsift.git', RESOURCES_BRANCH: 'main' });
   t.equal(c.updates.platforms.origin, 'https://someone:s3cret@git.example.org/platforms.git', 'credentials in the URL are kept for the fetch');

@@ -115,6 +115,8 @@ t.test('Expect: 100-continue: a job\'s upload is asked for once its headers are 
   t.match(big, /announces 47000000 bytes, more than 100000 \(MAX_UPLOAD_BYTES\)/);
   const other = await headOnly(server.url, `POST /api/admin/register HTTP/1.1\r\nHost: 127.0.0.1\r\nContent-Type: application/json\r\nContent-Length: 2\r\n${expect}\r\n`);
   t.match(other, /^HTTP\/1\.1 100 Continue\r\n/, 'other routes are told to continue at once');
+  const notAJob = await headOnly(server.url, `PUT /not-a-job HTTP/1.1\r\nHost: 127.0.0.1\r\nContent-Length: 2\r\n${expect}\r\n`);
+  t.match(notAJob, /^HTTP\/1\.1 100 Continue\r\n/, 'a PUT that names no job id too');
 
   // the whole exchange, as curl does it
   const body = log(20);

@@ -355,9 +355,8 @@ export function readJobOptions(headers: RequestHeaders, ctx: OptionsContext): Jo
   if (unknownFilter.length > 0) {
     if (!ctx.fromSetting?.has('filter-platforms')) throw new StatusError(4033, `Filter-Platforms: ${JSON.stringify(unknownFilter[0])} (see /info/platforms)`);
     for (const p of unknownFilter) leftOut('Filter-Platforms', p);
-    // none left: the setting's filter cannot be honoured; all platforms rather than none
+    // none left: the filter keeps none (the setting asked for those platforms only), not all
     filterPlatforms = filterPlatforms!.filter((p) => ctx.platforms.has(p));
-    if (filterPlatforms.length === 0) filterPlatforms = undefined;
   }
   const seen = recordedHeaders(headers);
   const extract = readExtract(header(headers, 'extract'));

@@ -15,6 +15,7 @@ t.test('a predefined setting naming middlewares or platforms this service lacks:
   await writeFile(join(dir, 'community.json'), JSON.stringify({
     'with-network': { fullName: 'Network enrichments', country: 'FR', headers: { 'Log-Format-ezproxy': EZPROXY_DEFAULT, 'ezPAARSE-Middlewares': 'ezunpaywall, crossref | (after qualifier) panist', 'Force-Parser': 'oatao', 'Filter-Platforms': 'sd, nope' } },
     'only-missing': { fullName: 'Only missing', country: 'FR', headers: { 'Log-Format-ezproxy': EZPROXY_DEFAULT, 'ezPAARSE-Middlewares': '(only) ezunpaywall' } },
+    'filter-missing': { fullName: 'Filter missing', country: 'FR', headers: { 'Log-Format-ezproxy': EZPROXY_DEFAULT, 'Filter-Platforms': 'nope' } },
   }));
   const server = await startApp({}, { POOL_THREADS: '1', PREDEFINED_SETTINGS_DIR: dir });
   t.teardown(() => server.close());
@@ -29,6 +30,9 @@ t.test('a predefined setting naming middlewares or platforms this service lacks:
 
   const only = await post(server.url, LINE, { 'ezPAARSE-Predefined-Settings': 'only-missing', Accept: 'text/csv' });
   t.equal(csvRows(only.text).length, 2, '(only) of nothing known: the chain stays whole');
+  const filtered = await post(server.url, LINE, { 'ezPAARSE-Predefined-Settings': 'filter-missing', Accept: 'text/csv' });
+  t.equal(filtered.status, 200);
+  t.equal(filtered.text, '', 'a filter of platforms this service lacks keeps none, not all');
 
   // the same names sent by the client itself are still refused: a script's mistake is told
   const own = await post(server.url, LINE, { 'ezPAARSE-Predefined-Settings': 'with-network', 'ezPAARSE-Middlewares': 'ezunpaywall' });

@@ -101,6 +101,8 @@ interface Loaded {
 export class PredefinedSettingsStore {
   private loaded: Loaded | undefined;
   private loading: Promise<Loaded> | undefined;
+  /** each file's last content that read as JSON: a file broken since (a torn write) keeps it */
+  private readonly lastGood = new Map<string, unknown>();
 
   constructor(private readonly files: SettingsFiles, private readonly onProblem: (p: SettingsProblem) => void = () => undefined) {}
 
@@ -153,16 +155,22 @@ export class PredefinedSettingsStore {
     const problems: SettingsProblem[] = [];
     for (const { file, source } of files) {
       let data: unknown;
+      let broken: string | undefined;
       try {
         data = JSON.parse(await readFile(file, 'utf8'));
+        if (typeof data !== 'object' || data === null || Array.isArray(data)) broken = 'must hold an object of settings keyed by id';
       } catch (err) {
-        problems.push({ file, message: `cannot be read as JSON: ${(err as Error).message}` });
-        continue;
+        broken = `cannot be read as JSON: ${(err as Error).message}`;
       }
-      if (typeof data !== 'object' || data === null || Array.isArray(data)) {
-        problems.push({ file, message: 'must hold an object of settings keyed by id' });
-        continue;
+      if (broken !== undefined) {
+        const kept = this.lastGood.has(file);
+        problems.push({ file, message: kept ? `${broken}; its last readable content is kept` : broken });
+        if (!kept) continue;
+        data = this.lastGood.get(file);
+      } else {
+        this.lastGood.set(file, data);
       }
+      if (typeof data !== 'object' || data === null) continue;
       for (const [id, raw] of Object.entries(data)) {
         const setting = checkSetting(id, raw);
         if (typeof setting === 'string') {

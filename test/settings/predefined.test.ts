@@ -1,8 +1,11 @@
 import t from 'tap';
+import { mkdtemp, utimes, writeFile } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import { AUTO_FORMATS } from '../../src/pipeline/formats/auto-detect.js';
 import { BIBLIOPAM_STANDARD_FORMAT } from '../../src/pipeline/formats/bibliopam.js';
 import { compileFormat } from '../../src/pipeline/formats/compile.js';
-import { builtinSettings, formPredefinedView, mergeJobHeaders, SETTING_ID } from '../../src/settings/predefined.js';
+import { builtinSettings, formPredefinedView, mergeJobHeaders, PredefinedSettingsStore, SETTING_ID } from '../../src/settings/predefined.js';
 
 t.test('logsift’s own settings: one per auto-detected format, each compiles', async (t) => {
   const settings = builtinSettings();
@@ -49,4 +52,21 @@ t.test('formPredefinedView: the 1.x shape', async (t) => {
     a: { fullName: 'A', country: 'FR', headers: { 'Log-Format-squid': '%ts', 'Output-Fields': '+x' } },
     b: { fullName: 'B', country: '', headers: {} },
   }), { 'FR - A': { 'Log-Type': 'Squid', 'Log-Format': '%ts', 'Output-Fields': '+x' }, B: {} });
+});
+
+t.test('a settings file broken since it was last read keeps its last readable content (a torn write dropped all its settings)', async (t) => {
+  const dir = await mkdtemp(join(tmpdir(), 'logsift-settings-'));
+  const file = join(dir, 'predefined-settings.json');
+  await writeFile(file, JSON.stringify({ 'fr-inist': { fullName: 'INIST', country: 'FR', headers: { 'Log-Format-ezproxy': '%h %u %t "%r" %s %b' } } }));
+  const problems: string[] = [];
+  const store = new PredefinedSettingsStore({ resourcesFile: file }, (p) => problems.push(p.message));
+  t.ok(await store.get('fr-inist'), 'read');
+  await writeFile(file, '{"fr-inist": {"fullName": "INI');
+  const later = new Date(Date.now() + 5000);
+  await utimes(file, later, later);
+  t.ok(await store.get('fr-inist'), 'still there once the file is broken');
+  t.match((await store.problems())[0]?.message, /cannot be read as JSON: .*; its last readable content is kept/);
+  t.match(problems.at(-1), /last readable content is kept/, 'and said');
+  const fresh = new PredefinedSettingsStore({ resourcesFile: file });
+  t.equal(await fresh.get('fr-inist'), undefined, 'a service that never read it has nothing to keep');
 });

@@ -303,7 +303,7 @@ export class Job {
       if (!this.parsedAny) {
         throw new StatusError(4003, this.linesRead === 0 ? 'the request held no line'
           : this.gateDateFailures === this.linesRead ? `the ${this.linesRead} lines read match the log format, but their dates do not read with ${this.dateFormatName()}: set Date-Format`
-          : `none of the ${this.linesRead} lines read matches the log format`);
+          : `none of the ${this.linesRead} lines read matches the log format${this.resultSentBack()}`);
       }
       this.sequential.end(this.sink);
       this.flushEvents();
@@ -313,6 +313,14 @@ export class Job {
       if (broken && !this.aborted) await this.finishInFlight();
       return await this.terminate(err);
     }
+  }
+
+  /** A TSV or JSON result of logsift sent back as a log: the refusal says what can be. */
+  private resultSentBack(): string {
+    const type = (this.options.headers['content-type'] ?? '').split(';')[0].trim().toLowerCase();
+    return type === 'text/tab-separated-values' || type === 'application/json' || type === 'application/jsonstream'
+      ? `; a result sent back to be processed again must be CSV (;-separated, Content-Type: text/csv), not ${type}`
+      : '';
   }
 
   /**
@@ -431,7 +439,7 @@ export class Job {
           const formatName = this.options.format ? 'the given log format' : 'any known log format';
           throw new StatusError(4003, this.gateDateFailures === this.gateFailures
             ? `the first ${this.gateFailures} lines match the log format, but their dates do not read with ${this.dateFormatName()}: set Date-Format (Max-Parse-Attempts)`
-            : `the first ${this.gateFailures} lines do not match ${formatName}${this.gateDateFailures ? ` (${this.gateDateFailures} of them match it but their dates do not read with ${this.dateFormatName()})` : ''} (Max-Parse-Attempts)`);
+            : `the first ${this.gateFailures} lines do not match ${formatName}${this.gateDateFailures ? ` (${this.gateDateFailures} of them match it but their dates do not read with ${this.dateFormatName()})` : ''} (Max-Parse-Attempts)${this.resultSentBack()}`);
         }
         return true;
       });

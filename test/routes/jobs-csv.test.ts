@@ -124,6 +124,12 @@ t.test('bad CSV gets a clear error, and the service goes on', async (t) => {
   t.equal(undated.headers['service-status'], '4003', 'no column to date the events by');
   t.match(undated.headers['service-status-message'], /no datetime, timestamp or epoch column/);
 
+  for (const type of ['text/tab-separated-values', 'application/json']) {
+    const back = await post(url, HEAD.replace(/;/g, '\t') + ARTICLE.replace(/;/g, '\t'), { 'Content-Type': type });
+    t.equal(back.headers['service-status'], '4003', `a ${type} result sent back`);
+    t.match(back.headers['service-status-message'], /must be CSV \(;-separated, Content-Type: text\/csv\)/);
+  }
+
   const after = await post(url, HEAD + ARTICLE, { 'Content-Type': 'text/csv' });
   t.equal(after.status, 200, 'the service goes on');
 });

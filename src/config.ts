@@ -215,17 +215,22 @@ function dirs(env: NodeJS.ProcessEnv, name: string): string[] {
     .map((d) => existingDir(name, isAbsolute(d) ? d : resolve(d)));
 }
 
+/** `raw` read as an absolute http:// or https:// URL with a host, or undefined. */
+function httpUrl(raw: string): URL | undefined {
+  try {
+    const url = new URL(raw);
+    return (url.protocol === 'http:' || url.protocol === 'https:') && url.hostname ? url : undefined;
+  } catch {
+    return undefined;
+  }
+}
+
 /** PUBLIC_BASE_URL: an absolute http(s) URL, kept without its trailing slashes. */
 function baseUrl(env: NodeJS.ProcessEnv, name: string): string | undefined {
   const raw = env[name]?.trim();
   if (!raw) return undefined;
-  let url: URL | undefined;
-  try {
-    url = new URL(raw);
-  } catch {
-    url = undefined;
-  }
-  if (!url || (url.protocol !== 'http:' && url.protocol !== 'https:') || url.search || url.hash) {
+  const url = httpUrl(raw);
+  if (!url || url.search || url.hash) {
     throw new StartError(`${name} must be an absolute http:// or https:// URL without query or fragment (e.g. https://logsift.example.org), got ${JSON.stringify(env[name])}`);
   }
   return raw.replace(/\/+$/, '');
@@ -366,16 +371,8 @@ function hidePassword(raw: string): string {
 function origin(env: NodeJS.ProcessEnv, prefix: string, defaultBranch?: string): PartOrigin {
   const name = `${prefix}_ORIGIN`;
   const raw = env[name]?.trim();
-  if (raw) {
-    let url: URL | undefined;
-    try {
-      url = new URL(raw);
-    } catch {
-      url = undefined;
-    }
-    if (!url || (url.protocol !== 'http:' && url.protocol !== 'https:') || !url.hostname) {
-      throw new StartError(`${name} must be an absolute http:// or https:// URL of a git repository (no path, file:// or SSH address), e.g. https://github.com/ezpaarse-project/ezpaarse-platforms.git, got ${JSON.stringify(hidePassword(raw))}`);
-    }
+  if (raw && !httpUrl(raw)) {
+    throw new StartError(`${name} must be an absolute http:// or https:// URL of a git repository (no path, file:// or SSH address), e.g. https://github.com/ezpaarse-project/ezpaarse-platforms.git, got ${JSON.stringify(hidePassword(raw))}`);
   }
   return { origin: raw || undefined, branch: env[`${prefix}_BRANCH`] || defaultBranch };
 }

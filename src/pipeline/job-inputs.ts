@@ -12,7 +12,8 @@ export const GZIP_TYPES = new Set([
   'application/gzip-compressed', 'application/x-compressed', 'application/x-compress', 'gzip/document',
 ]);
 
-function mediaType(contentType: string | undefined): string {
+/** A Content-Type without its parameters, lower-cased (`text/CSV; charset=utf-8` → `text/csv`). */
+export function mediaType(contentType: string | undefined): string {
   return (contentType ?? '').split(';', 1)[0].trim().toLowerCase();
 }
 

@@ -322,8 +322,9 @@ export function readOutputSettings(headers: RequestHeaders): { output: OutputFor
  * for the first bad header: nothing has been read or written yet at that point.
  */
 export function readJobOptions(headers: RequestHeaders, ctx: OptionsContext): JobOptions {
-  const requestCharset = header(headers, 'request-charset') !== undefined || bodyCharset(headers) === undefined
-    ? readCharset(header(headers, 'request-charset'), 4015, 'Request-Charset')
+  const givenCharset = header(headers, 'request-charset');
+  const requestCharset = givenCharset !== undefined
+    ? readCharset(givenCharset, 4015, 'Request-Charset')
     : readCharset(bodyCharset(headers), 4015, 'the charset of Content-Type');
   const responseEncoding = parseResponseEncoding(header(headers, 'response-charset'), header(headers, 'response-encoding'));
   const { format, ignored } = readFormat(headers);

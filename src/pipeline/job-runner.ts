@@ -19,7 +19,7 @@ import { forEachLine, lineBatches } from './line-batches.js';
 import type { ParsingPool } from './parsing-pool.js';
 import { BoundedCaller, CallTimeout } from './bounded-call.js';
 import { DeniedFile, type JobOutput } from './job-output.js';
-import { breakable } from './job-inputs.js';
+import { breakable, mediaType } from './job-inputs.js';
 import { RejectFiles } from './reject-files.js';
 import { unpackEvents } from './packed-events.js';
 import { sequentialStages, type SequentialSink, type SequentialStage } from './sequential.js';
@@ -305,8 +305,7 @@ export class Job {
           : this.gateDateFailures === this.linesRead ? `the ${this.linesRead} lines read match the log format, but their dates do not read with ${this.dateFormatName()}: set Date-Format`
           : `none of the ${this.linesRead} lines read matches the log format${this.resultSentBack()}`);
       }
-      this.sequential.end(this.sink);
-      this.flushEvents();
+      this.flushHeld();
       return await this.complete();
     } catch (err) {
       const broken = isStatusError(err) && (INPUT_ERRORS.has(err.code) || err === this.inputBreak.signal.reason);
@@ -317,7 +316,7 @@ export class Job {
 
   /** A TSV or JSON result of logsift sent back as a log: the refusal says what can be. */
   private resultSentBack(): string {
-    const type = (this.options.headers['content-type'] ?? '').split(';')[0].trim().toLowerCase();
+    const type = mediaType(this.options.headers['content-type']);
     return type === 'text/tab-separated-values' || type === 'application/json' || type === 'application/jsonstream'
       ? `; a result sent back to be processed again must be CSV (;-separated, Content-Type: text/csv), not ${type}`
       : '';

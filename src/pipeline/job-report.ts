@@ -156,12 +156,14 @@ export function localIso(date: Date): string {
 
 /**
  * The report of a job cut off by the end of its process (kill -9, power loss): marked with the
- * status the job row gets, written aside then renamed. A missing or unreadable file is left alone.
+ * status the job row gets, and with `Job-Snapshot-Date`, the time of the snapshot its counts are
+ * (`snapshotAt`, ISO), written aside then renamed. A missing or unreadable file is left alone.
  */
-export async function markReportInterrupted(file: string): Promise<void> {
+export async function markReportInterrupted(file: string, snapshotAt?: string): Promise<void> {
   try {
     const report = JSON.parse(await readFile(file, 'utf8')) as ReportData;
-    report.general = { ...report.general, 'Job-Done': false, status: 5003, 'status-message': INTERRUPTED_MESSAGE };
+    const snapshot: ReportSection = snapshotAt ? { 'Job-Snapshot-Date': localIso(new Date(snapshotAt)) } : {};
+    report.general = { ...report.general, 'Job-Done': false, status: 5003, 'status-message': INTERRUPTED_MESSAGE, ...snapshot };
     await writeFile(`${file}.interrupted.tmp`, JSON.stringify(report, null, 2));
     await rename(`${file}.interrupted.tmp`, file);
   } catch {

@@ -23,7 +23,7 @@ import { breakable, mediaType } from './job-inputs.js';
 import { RejectFiles } from './reject-files.js';
 import { unpackEvents } from './packed-events.js';
 import { sequentialStages, type SequentialSink, type SequentialStage } from './sequential.js';
-import { createJobTraces, type JobTraces } from './job-traces.js';
+import { countsLine, createJobTraces, linePlace, type JobTraces } from './job-traces.js';
 import { accountedLines, formatDuration, JobReport, localIso, rejectionRate, REJECT_COUNTERS, type ReportSection } from './job-report.js';
 import { DomainTally, unknownDomainAlerts } from './job-alerts.js';
 import { deniedFileName, jobDir, jobUrls, REPORT_FILE, TRACES_FILE, type JobUrls } from './job-files.js';
@@ -119,6 +119,11 @@ export class Job {
   /** a multipart upload's files: the first batch of each, and its name (for the time-order warning) */
   private readonly parts: Array<{ firstSeq: number; name: string }> = [];
   private handlingPart = -1;
+  /**
+   * The input being read (a multipart upload's file: its number and name), and the number of its
+   * line the gate looks at: the traces point at a line of its own file, not across the files.
+   */
+  private reading: { file?: { index: number; name: string }; line: number } = { line: 0 };
   /** the file being handled has given no event yet */
   private partStarting = false;
   /** the latest time of the events handled so far (Unix seconds) */
@@ -273,6 +278,7 @@ export class Job {
         part++;
         if (input.name !== undefined) this.report.set('files', String(part), input.name);
         this.parts.push({ firstSeq: this.seq, name: input.name ?? 'the request body' });
+        this.reading = { file: input.name === undefined ? undefined : { index: part, name: input.name }, line: 0 };
         const what = input.name === undefined ? 'the request body' : `file ${part}: ${input.name}`;
         this.traces.info(`Reading ${what}${input.csv ? ' as a CSV file of events' : ''}`);
         const kind = input.csv ? 'csv' : 'log';
@@ -418,6 +424,7 @@ export class Job {
     const rejected: string[] = [];
     try {
       forEachLine(batch, (bytes, start) => {
+        this.reading.line++;
         const line = this.decodeLine(bytes);
         if (line === '') return true;
         this.report.general['input-first-line'] ??= line;
@@ -431,9 +438,10 @@ export class Job {
         this.gateFailures++;
         if (format) this.gateDateFailures++;
         rejected.push(line);
+        const place = this.linePlace();
         this.traces.warn(format
-          ? `Line ${this.linesRead} matches the log format, but its date does not read with ${this.dateFormatName()}: ${line.slice(0, 300)}`
-          : `Line ${this.linesRead} does not match the log format: ${line.slice(0, 300)}`);
+          ? `${place} matches the log format, but its date does not read with ${this.dateFormatName()}: ${line.slice(0, 300)}`
+          : `${place} does not match the log format: ${line.slice(0, 300)}`);
         if (this.gateFailures >= this.options.maxParseAttempts) {
           const formatName = this.options.format ? 'the given log format' : 'any known log format';
           throw new StatusError(4003, this.gateDateFailures === this.gateFailures
@@ -449,6 +457,12 @@ export class Job {
     if (from === undefined) return undefined;
     this.startParsing(this.format!);
     return batch.subarray(from);
+  }
+
+  /** The line the gate looks at, as the traces name it (`Line 3 of file 2 (b.log)`). */
+  private linePlace(capital = true): string {
+    const place = linePlace(this.reading.line, this.reading.file);
+    return capital ? place[0].toUpperCase() + place.slice(1) : place;
   }
 
   /** How the gate's messages name the job's date format. */
@@ -472,7 +486,7 @@ export class Job {
       }, ms);
     } catch (err) {
       if (!(err instanceof CallTimeout)) throw err;
-      throw new StatusError(4038, `line ${this.linesRead + 1} took more than ${ms} ms to match against the log format: its custom expressions may backtrack catastrophically`);
+      throw new StatusError(4038, `${this.linePlace(false)} took more than ${ms} ms to match against the log format: its custom expressions may backtrack catastrophically`);
     }
   }
 
@@ -487,7 +501,7 @@ export class Job {
     } else {
       g['input-format-literal'] = format.literal;
       g['input-format-regex'] = format.source;
-      this.traces.info(`Log format${this.options.format ? '' : ' detected'} (${format.family}): ${format.literal}, first matched on line ${this.linesRead + 1}`);
+      this.traces.info(`Log format${this.options.format ? '' : ' detected'} (${format.family}): ${format.literal}, first matched on ${this.linePlace(false)}`);
       for (const note of format.notes ?? []) this.traces.warn(`Log format: ${note}`);
     }
     this.spec = jobSpec(this.id, format, this.options, {
@@ -728,8 +742,7 @@ export class Job {
 
   /** Traces what the job did with its lines, and says so loudly if some line is not accounted for. */
   private traceCounts(stopped = false): void {
-    const rejects = Object.entries(this.rejects).map(([c, n]) => `${c} ${n}`).join(', ');
-    this.traces.info(`${this.linesRead} lines read: ${this.events} events, ${this.denied} denied${rejects ? `; rejected: ${rejects}` : ''}`);
+    this.traces.info(countsLine(this.linesRead, this.events, this.denied, this.progress().rejects));
     const accounted = accountedLines(this.report.toJSON());
     if (accounted === this.linesRead) return;
     // A job that stops early drops the events its double-click and chronology checks still held.

@@ -17,6 +17,15 @@ t.test('MAX_UPLOAD_BYTES: no upload limit unless one is set', async (t) => {
   t.throws(() => readConfig({ MAX_UPLOAD_BYTES: '10MB' }), /MAX_UPLOAD_BYTES must be 0 \(no limit\) or a whole number/);
 });
 
+t.test('DEFAULT_JOB_HEADERS: header names as HTTP writes them, one-line string values', async (t) => {
+  t.same(readConfig({ DEFAULT_JOB_HEADERS: '{"Crypted-Fields":"none","X_y.z~":"1"}' }).defaultJobHeaders, { 'Crypted-Fields': 'none', 'X_y.z~': '1' });
+  t.throws(() => readConfig({ DEFAULT_JOB_HEADERS: '{"Bad Header":"x"}' }), { name: 'StartError', message: /^DEFAULT_JOB_HEADERS: "Bad Header" is not a header name \(letters, digits and .* no spaces\)$/ });
+  t.throws(() => readConfig({ DEFAULT_JOB_HEADERS: '{"Accept:":"text/csv"}' }), /"Accept:" is not a header name/);
+  t.throws(() => readConfig({ DEFAULT_JOB_HEADERS: '{"":"x"}' }), /"" is not a header name/);
+  t.throws(() => readConfig({ DEFAULT_JOB_HEADERS: '{"Traces-Level":"info\\r\\nX: y"}' }), /DEFAULT_JOB_HEADERS: the value of Traces-Level must be a one-line string/);
+  t.throws(() => readConfig({ DEFAULT_JOB_HEADERS: '{"Traces-Level":3}' }), /the value of Traces-Level must be a one-line string/);
+});
+
 t.test('memory settings of the workers: WORKER_HEAP_MB, WORKER_YOUNG_MB', async (t) => {
   t.equal(readConfig({}).pool.workerHeapMb, 256);
   t.equal(readConfig({}).pool.workerYoungMb, 12);
@@ -40,11 +49,15 @@ t.test('numeric settings: whole numbers in their range, 0 only where it means of
     ['IDLE_UPLOAD_MS', '1e3', /IDLE_UPLOAD_MS must be/],
     ['MAX_CONCURRENT_JOBS', '-1', /MAX_CONCURRENT_JOBS must be/],
     ['AUTH_FAILURE_WINDOW_MS', '0x10', /AUTH_FAILURE_WINDOW_MS must be/],
+    ['AUTH_FAILURE_WINDOW_MS', '99999999999', /AUTH_FAILURE_WINDOW_MS must be a whole number from 1 to 2147483647, got "99999999999"/],
+    ['UPDATES_FETCH_INTERVAL_MS', '99999999999', /UPDATES_FETCH_INTERVAL_MS must be a whole number from 0 to 2147483647, got "99999999999"/],
   ];
   for (const [name, value, message] of refused) {
     t.throws(() => readConfig({ [name]: value }), message, `${name}=${value}`);
     t.throws(() => readConfig({ [name]: value }), StartError);
   }
+  t.equal(readConfig({ AUTH_FAILURE_WINDOW_MS: '2147483647' }).auth.failureWindowMs, 2147483647, 'the largest delay a timer takes');
+  t.equal(readConfig({ UPDATES_FETCH_INTERVAL_MS: '0' }).updates.fetchIntervalMs, 0, 'fetch at each status request');
   const zeroMeansOff = ['MAX_UPLOAD_BYTES', 'MAX_CONCURRENT_JOBS', 'IDLE_UPLOAD_MS', 'BATCH_TIMEOUT_MS', 'WORKER_HEAP_MB', 'WORKER_YOUNG_MB',
     'JOB_RETENTION_DAYS', 'JOB_SWEEP_INTERVAL_MS', 'FLUSH_AFTER_MS', 'FIRST_BATCH_BYTES', 'AUTH_MAX_FAILURES_PER_ADDRESS', 'AUTH_MAX_FAILURES_PER_ACCOUNT', 'PORT'];
   for (const name of zeroMeansOff) t.doesNotThrow(() => readConfig({ [name]: '0' }), `${name}=0`);
@@ -150,6 +163,12 @@ t.test('PUBLIC_BASE_URL, TRUST_PROXY, LOG_LEVEL: only what they can use', async 
     t.throws(() => readConfig({ PUBLIC_BASE_URL: url }), /PUBLIC_BASE_URL must be an absolute http:\/\/ or https:\/\/ URL/, url);
   }
   t.equal(readConfig({ PUBLIC_BASE_URL: 'https://logs.example.org/logsift/' }).publicBaseUrl, 'https://logs.example.org/logsift');
+  // it is written into every job's headers and report
+  for (const url of ['https://user:pw@x.org', 'https://user@x.org/logsift', 'http://:s3cr@t@x.org']) {
+    const error = t.throws(() => readConfig({ PUBLIC_BASE_URL: url }), /^PUBLIC_BASE_URL must be an absolute http:\/\/ or https:\/\/ URL without user name, password, query or fragment .*got "https?:\/\/\*\*\*@x\.org(\/logsift)?"$/, url) as Error;
+    t.notMatch(error?.message, /pw|s3cr|user[:@]/, 'the credentials are not repeated');
+  }
+  t.equal(readConfig({ PUBLIC_BASE_URL: 'https://x.org/a@b' }).publicBaseUrl, 'https://x.org/a@b', 'an @ in the path is no user name');
   for (const yes of ['TRUE', 'true', '1', 'yes', 'on']) t.equal(readConfig({ TRUST_PROXY: yes }).trustProxy, 1, `${yes}: one proxy in front`);
   for (const no of ['off', 'false', '0', 'no', '']) t.equal(readConfig({ TRUST_PROXY: no }).trustProxy, false, JSON.stringify(no));
   t.equal(readConfig({}).trustProxy, false);

@@ -161,9 +161,11 @@ function resolveZone(name: string): Zone {
   if (UTC_NAMES.has(trimmed.toLowerCase())) return fixedZone('UTC', 0);
   const fixed = FIXED_OFFSET.exec(trimmed);
   if (fixed) {
-    // the offsets zones have: -12:00 to +14:00
-    if (Number(fixed[2]) > 14 || Number(fixed[3]) > 59) throw new DateFormatError(`time zone offset "${trimmed}" out of range (from -12:00 to +14:00)`);
     const minutes = Number(fixed[2]) * 60 + Number(fixed[3]);
+    // the offsets zones have: -12:00 to +14:00
+    if (Number(fixed[3]) > 59 || minutes > (fixed[1] === '-' ? 12 * 60 : 14 * 60)) {
+      throw new DateFormatError(`time zone offset "${trimmed}" out of range (from -12:00 to +14:00)`);
+    }
     return fixedZone(trimmed, fixed[1] === '-' ? -minutes : minutes);
   }
   return ianaZone(trimmed);

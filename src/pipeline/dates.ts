@@ -924,12 +924,15 @@ interface MinuteCache {
 
 /**
  * The timer of CSV events (reference 2.7): `timestamp` or `epoch` when there, else `datetime` in
- * ISO 8601, its date and time parted by `T` or by a space, with or without seconds' fractions and
- * an offset (the default zone's then).
+ * ISO 8601, its date and time parted by `T` or by a space, with or without seconds, seconds'
+ * fractions and an offset (the default zone's then); a date alone is its midnight in that zone.
  */
 export function makeIsoEventTimer(defaultZone: string): (fields: Record<string, string | undefined>) => EventTime | undefined {
   const withT = makeEventTimer('YYYY-MM-DDTHH:mm:ssZ', defaultZone);
   const withSpace = makeEventTimer('YYYY-MM-DD HH:mm:ssZ', defaultZone);
+  const minutesT = makeEventTimer('YYYY-MM-DDTHH:mmZ', defaultZone);
+  const minutesSpace = makeEventTimer('YYYY-MM-DD HH:mmZ', defaultZone);
+  const dateOnly = makeEventTimer('YYYY-MM-DD', defaultZone);
   return (fields) => {
     const datetime = fields.datetime;
     if (datetime === undefined) return withT(fields);
@@ -937,7 +940,11 @@ export function makeIsoEventTimer(defaultZone: string): (fields: Record<string, 
     // after them was lost (the date read in the default zone, hours off)
     const plain = isoWithoutFraction(datetime);
     const read = plain === datetime ? fields : { ...fields, datetime: plain };
-    return plain.charCodeAt(10) === 32 ? withSpace(read) : withT(read);
+    if (plain.length === 10) return dateOnly(read);
+    const space = plain.charCodeAt(10) === 32;
+    // `2024-10-27T02:30`, maybe with an offset: no seconds
+    if (plain.length >= 16 && plain.charCodeAt(16) !== 58) return space ? minutesSpace(read) : minutesT(read);
+    return space ? withSpace(read) : withT(read);
   };
 }
 

@@ -386,3 +386,13 @@ t.test('a Date-Format that does not fit the text reads nothing (the job then fai
   t.equal(parsed('YYYYMMDDHHmmss', '20120327160504')?.epochMs, at('2012-03-27T16:05:04Z'), 'fields side by side in the format');
 });
 
+t.test('CSV ISO dates without seconds, or without a time', async (t) => {
+  const iso = makeIsoEventTimer('Europe/Paris');
+  t.same(iso({ datetime: '2024-10-27T02:30' }), { timestamp: at('2024-10-27T00:30:00Z') / 1000, datetime: '2024-10-27T02:30:00+02:00', date: '2024-10-27' });
+  t.equal(iso({ datetime: '2024-10-27 03:30' })?.datetime, '2024-10-27T03:30:00+01:00');
+  t.equal(iso({ datetime: '2024-10-27T02:30+05:30' })?.datetime, '2024-10-27T02:30:00+05:30');
+  t.equal(iso({ datetime: '2024-10-27T02:30Z' })?.datetime, '2024-10-27T02:30:00+00:00');
+  t.same(iso({ datetime: '2024-10-27' }), { timestamp: at('2024-10-26T22:00:00Z') / 1000, datetime: '2024-10-27T00:00:00+02:00', date: '2024-10-27' }, 'midnight in the zone');
+  t.equal(iso({ datetime: '2024-12-27' })?.datetime, '2024-12-27T00:00:00+01:00');
+  for (const text of ['2024-10-27T02', '2024-10-27T02:3', '2024-10-2', '2024-10-27T02:30:00:00', '2024-10-27x']) t.equal(iso({ datetime: text }), undefined, text);
+});

@@ -39,10 +39,12 @@ t.test('a Date-Format that reads garbage fails the job with 4003', async (t) => 
   t.equal(year.json<{ code: number }>().code, 4003, 'a five-digit year');
 });
 
-t.test('CSV: a zone name', async (t) => {
+t.test('CSV: a zone name, and ISO dates without seconds or without a time', async (t) => {
   const csv = (date: string) => `host;datetime;url\n1.2.3.4;${date};http://www.sciencedirect.com/science/article/pii/S0967064508000301\n`;
   for (const [date, datetime] of [
     ['2024-10-27T02:30:00 UTC', '2024-10-27T02:30:00+00:00'],
+    ['2024-10-27T03:30', '2024-10-27T03:30:00+01:00'],
+    ['2024-10-27', '2024-10-27T00:00:00+02:00'],
   ]) {
     const res = await post(url, csv(date), { 'Content-Type': 'text/csv', Accept: 'application/json' });
     t.equal(res.status, 200, date);

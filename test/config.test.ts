@@ -71,7 +71,7 @@ t.test('DEFAULT_TIME_ZONE is checked by the date parser\'s zone reader at start'
   t.throws(() => readConfig({ DEFAULT_TIME_ZONE: 'Mars/Olympus' }), /DEFAULT_TIME_ZONE: unknown time zone "Mars\/Olympus": use an IANA name/);
   for (const zone of ['Europe/Paris', 'UTC', 'local', '+01:00', '-0330']) t.equal(readConfig({ DEFAULT_TIME_ZONE: zone }).defaultTimeZone, zone);
   // an offset no zone has would write dates such as 2016-01-06T16:23:38+100:39
-  for (const zone of ['+99:99', '+25:00', '-15:00', '+01:60']) t.throws(() => readConfig({ DEFAULT_TIME_ZONE: zone }), /out of range \(from -12:00 to \+14:00\)/, zone);
+  for (const zone of ['+99:99', '+25:00', '-15:00', '+01:60', '+14:59', '+14:01', '-12:30', '-14:00']) t.throws(() => readConfig({ DEFAULT_TIME_ZONE: zone }), /out of range \(from -12:00 to \+14:00\)/, zone);
   for (const zone of ['+14:00', '-12:00', '+05:45']) t.equal(readConfig({ DEFAULT_TIME_ZONE: zone }).defaultTimeZone, zone);
   t.equal(readConfig({}).defaultTimeZone, 'local');
 });

@@ -232,3 +232,22 @@ t.test('a round trip of CR, LF, __proto__ and _x columns: every format parses st
   const oddRows = objects(strictRows(odd.text, ';'));
   t.same(oddRows.map((r) => [r.constructor, r.toString, r.hasOwnProperty]), values.map(() => ['', '', '']), 'nothing inherited is written');
 });
+
+t.test('a multipart file is decoded with its own Content-Type charset, as a plain body is (Request-Charset still wins)', async (t) => {
+  const latin1 = iconv.encode(HEAD + ARTICLE.replace('JOHN', 'JÉRÔME'), 'latin1');
+  const login = (text: string) => { const rows = csvRows(text); return rows[1][rows[0].indexOf('login')]; };
+  const csvPart = multipart([{ name: 'a.csv', type: 'text/csv; charset=iso-8859-1', data: latin1 }]);
+  t.equal(login((await post(url, csvPart.body, { 'Content-Type': csvPart.type, ...NONE })).text), 'JÉRÔME', 'a CSV file');
+  const asUtf8 = await post(url, csvPart.body, { 'Content-Type': csvPart.type, 'Request-Charset': 'utf-8', ...NONE });
+  t.equal(login(asUtf8.text), 'J\ufffdR\ufffdME', 'Request-Charset wins');
+
+  const line = iconv.encode('1.2.3.4 - j [30/Nov/2012:00:14:18 +0100] "GET http://www.sciencedirect.com:80/science/article/pii/S0967064508000301 HTTP/1.1" 200 2248 JÉRÔME\n', 'latin1');
+  const logParts = multipart([
+    { name: 'a.log', type: 'text/plain; charset=iso-8859-1', data: line },
+    { name: 'b.log', type: 'text/plain', data: Buffer.from(line.toString('latin1').replace('00:14:18', '00:15:18'), 'utf8') },
+  ]);
+  const logs = await post(url, logParts.body, { 'Content-Type': logParts.type, 'Log-Format-ezproxy': '%h %l %u %t "%r" %s %b %{who}<.+>', 'Output-Fields': '+who', ...NONE });
+  t.equal(logs.status, 200);
+  const rows = csvRows(logs.text);
+  t.same(rows.slice(1).map((r) => r[rows[0].indexOf('who')]), ['JÉRÔME', 'JÉRÔME'], 'a log file in latin1 beside one in UTF-8');
+});

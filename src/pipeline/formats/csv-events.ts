@@ -3,7 +3,7 @@
  * instead of log lines. The main thread parses the CSV and turns each row into one line, the row as
  * a JSON object: that line is what the workers read, what reject files keep and what `log_id`
  * hashes, as the reference did. Unlike the reference, the file may be compressed and is decoded
- * with `Request-Charset`.
+ * with `Request-Charset` (or its Content-Type's charset).
  */
 import { Readable } from 'node:stream';
 import { pipeline } from 'node:stream/promises';
@@ -20,7 +20,7 @@ const PROTO = '__proto__';
 const CHUNK_BYTES = 64 * 1024;
 
 export interface CsvEventOptions {
-  /** the request charset (`Request-Charset`) */
+  /** the file's charset (`Request-Charset`, else its Content-Type's, else UTF-8) */
   readonly charset: string;
   /** a row (pending text with no complete row) longer than this fails with 4022 (MAX_LINE_BYTES) */
   readonly maxRowBytes: number;

@@ -16,6 +16,7 @@ import { readDisableFilters, type ExclusionSwitches } from './stages/exclusions.
 import { DEFAULT_MIDDLEWARES, isBuiltinMiddleware, resolveMiddlewares } from './middlewares.js';
 import { readDoubleClickOptions, type DoubleClickOptions } from './double-clicks.js';
 import { readChronologyTolerance } from './chronology.js';
+import { charsetParameter } from './charsets.js';
 import { ExtractError, parseExtract, type ExtractSpec } from './stages/cut.js';
 import type { MiddlewareModule } from '../resources/middlewares.js';
 import { booleanHeader, header, recordedValue, type RequestHeaders } from './job-headers.js';
@@ -133,8 +134,7 @@ function readCharset(value: string | undefined, code: 4015 | 4016, name: string)
 function bodyCharset(headers: RequestHeaders): string | undefined {
   const type = header(headers, 'content-type');
   if (type === undefined || /^\s*multipart\//i.test(type)) return undefined;
-  const m = /;\s*charset\s*=\s*"?([^";\s]+)"?/i.exec(type);
-  return m?.[1];
+  return charsetParameter(type);
 }
 
 function readContentEncoding(value: string | undefined): 'gzip' | 'deflate' | undefined {

@@ -37,6 +37,8 @@ export interface JobInput {
   readonly bytes: AsyncIterable<Uint8Array>;
   /** a CSV file of events (re-injection), not log lines */
   readonly csv?: boolean;
+  /** its own charset (a multipart file's Content-Type, without Request-Charset): else the job's */
+  readonly charset?: string;
 }
 
 export interface JobDeps {
@@ -280,14 +282,15 @@ export class Job {
         this.parts.push({ firstSeq: this.seq, name: input.name ?? 'the request body' });
         this.reading = { file: input.name === undefined ? undefined : { index: part, name: input.name }, line: 0 };
         const what = input.name === undefined ? 'the request body' : `file ${part}: ${input.name}`;
-        this.traces.info(`Reading ${what}${input.csv ? ' as a CSV file of events' : ''}`);
+        this.traces.info(`Reading ${what}${input.csv ? ' as a CSV file of events' : ''}${input.charset !== undefined ? ` in ${input.charset}` : ''}`);
         const kind = input.csv ? 'csv' : 'log';
         if (this.inputKind !== undefined && this.inputKind !== kind) {
           throw new StatusError(4003, `${what} holds ${input.csv ? 'CSV events (its name or type says CSV)' : 'log lines'}, and the files before it ${input.csv ? 'log lines' : 'CSV events'}: send them as separate jobs`);
         }
         this.inputKind = kind;
         const bytes = this.countBytes(breakable(input.bytes, this.inputBreak.signal));
-        const batches = lineBatches(input.csv ? this.csvLines(bytes) : this.batchBytes(bytes), {
+        const charset = input.charset ?? this.options.requestCharset;
+        const batches = lineBatches(input.csv ? this.csvLines(bytes, charset) : this.batchBytes(bytes, charset), {
           batchBytes: this.deps.config.pool.batchBytes,
           firstBatchBytes: this.deps.config.pool.firstBatchBytes,
           maxLineBytes: this.deps.config.limits.maxLineBytes,
@@ -353,9 +356,9 @@ export class Job {
    * A CSV input's rows as lines for the workers (formats/csv-events). Its header row starts the
    * parsing; a later CSV file of the job keeps the first one's columns in the output.
    */
-  private csvLines(bytes: AsyncIterable<Uint8Array>): AsyncIterable<Uint8Array> {
+  private csvLines(bytes: AsyncIterable<Uint8Array>, charset: string): AsyncIterable<Uint8Array> {
     return csvEventLines(bytes, {
-      charset: this.options.requestCharset,
+      charset,
       maxRowBytes: this.deps.config.limits.maxLineBytes,
       onColumns: (columns) => {
         this.report.general['input-first-line'] ??= columns.join(';');
@@ -403,9 +406,9 @@ export class Job {
    * Bytes as the workers get them: in the request charset when it writes newlines as 0x0A,
    * else transcoded to UTF-8 here first (UTF-16 and the like).
    */
-  private batchBytes(source: AsyncIterable<Uint8Array>): AsyncIterable<Uint8Array> {
-    if (this.batchCharset === this.options.requestCharset) return source;
-    return transcodeToUtf8(source, this.options.requestCharset);
+  private batchBytes(source: AsyncIterable<Uint8Array>, charset: string): AsyncIterable<Uint8Array> {
+    if (charset === this.batchCharset || (/^utf-?8$/i.test(charset) && /^utf-?8$/i.test(this.batchCharset))) return source;
+    return transcodeToUtf8(source, charset);
   }
 
   private decodeLine(bytes: Uint8Array): string {

@@ -270,7 +270,10 @@ export async function buildPkb(
 ): Promise<PkbData> {
   const notify = options.notify ?? (() => {});
   const files = await findKbartFiles(platformsDir, extraDirs, notify, options.platforms);
-  if (files.length === 0) return { platforms: [], titles: 0, files: 0, packages: {} };
+  if (files.length === 0) {
+    await removeOldBuilds(cacheDir);
+    return { platforms: [], titles: 0, files: 0, packages: {} };
+  }
   const digest = createHash('sha1').update(`${SCHEMA}\n`);
   for (const f of files) digest.update(`${f.platform}\0${f.path}\0${f.size}\0${f.mtime}\n`);
   const name = `pkb-${digest.digest('hex').slice(0, 16)}.sqlite`;
@@ -284,10 +287,41 @@ export async function buildPkb(
     built = await writePkb(file, files);
   }
   for (const n of built.notices) notify(n);
-  for (const old of await listDir(cacheDir)) {
-    if (old.startsWith('pkb-') && old.endsWith('.sqlite') && old !== name) await rm(join(cacheDir, old), { force: true });
-  }
+  await removeOldBuilds(cacheDir, name);
   return { file, platforms: built.platforms, titles: built.titles, files: built.files, packages: built.packages };
+}
+
+/** A build's temporary file: `<build>.<pid of the process writing it>.tmp`. */
+const TEMP = /^pkb-[0-9a-f]+\.sqlite\.(\d+)\.tmp$/;
+
+/**
+ * Removes the builds other than `keep`, and the temporary files of builds that will never end:
+ * their process no longer runs, or it had this process's id (a container's service often gets
+ * the same one at each start) and the file is older than this process.
+ */
+async function removeOldBuilds(cacheDir: string, keep?: string): Promise<void> {
+  const started = Date.now() - process.uptime() * 1000;
+  for (const old of await listDir(cacheDir)) {
+    const path = join(cacheDir, old);
+    if (old.startsWith('pkb-') && old.endsWith('.sqlite')) {
+      if (old !== keep) await rm(path, { force: true });
+      continue;
+    }
+    const pid = Number(TEMP.exec(old)?.[1] ?? 0);
+    if (pid === 0) continue;
+    const stale = pid === process.pid ? ((await stat(path).catch(() => undefined))?.mtimeMs ?? Infinity) < started : !running(pid);
+    if (stale) await rm(path, { force: true });
+  }
+}
+
+/** Whether a process of that id runs (signal 0 sends nothing; EPERM: it runs as another user). */
+function running(pid: number): boolean {
+  try {
+    process.kill(pid, 0);
+    return true;
+  } catch (err) {
+    return (err as NodeJS.ErrnoException).code === 'EPERM';
+  }
 }
 
 interface Built {

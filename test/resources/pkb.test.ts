@@ -1,4 +1,5 @@
-import { mkdir, mkdtemp, rm, writeFile } from 'node:fs/promises';
+import { spawnSync } from 'node:child_process';
+import { mkdir, mkdtemp, readdir, rm, utimes, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import t from 'tap';
@@ -216,4 +217,25 @@ t.test('encoding: a character across two read chunks is still UTF-8; a cut or La
   t.equal(await kbartEncoding(at('across.txt')), 'utf-8');
   t.equal(await kbartEncoding(at('cut.txt')), 'windows-1252');
   t.equal(await kbartEncoding(at('latin.txt')), 'windows-1252');
+});
+
+t.test('the temporary files of builds whose process ended are removed', async (t) => {
+  const root = await mkdtemp(join(tmpdir(), 'logsift-pkb-'));
+  t.teardown(() => rm(root, { recursive: true, force: true }));
+  await mkdir(join(root, 'kb', 'alpha'), { recursive: true });
+  await writeFile(join(root, 'kb', 'alpha', 'alpha_2024-01-01.txt'), `${HEADER}\nA\t\t\tT1\t\t\n`);
+  const cache = join(root, 'cache');
+  await mkdir(cache);
+  const ended = spawnSync(process.execPath, ['-e', '0']).pid!;
+  const temp = (pid: number, n: number) => `pkb-${String(n).repeat(16)}.sqlite.${pid}.tmp`;
+  await writeFile(join(cache, temp(ended, 1)), 'crashed build');
+  await writeFile(join(cache, temp(process.ppid, 2)), 'a build under way in another process');
+  await writeFile(join(cache, temp(process.pid, 3)), 'an earlier process with this id');
+  await utimes(join(cache, temp(process.pid, 3)), new Date('2020-01-01'), new Date('2020-01-01'));
+  await writeFile(join(cache, temp(process.pid, 4)), 'a build under way here');
+  await writeFile(join(cache, 'other.tmp'), 'not a build');
+  const data = await buildPkb(join(root, 'none'), [join(root, 'kb')], cache);
+  t.same((await readdir(cache)).sort(), [data.file!.slice(cache.length + 1), temp(process.ppid, 2), temp(process.pid, 4), 'other.tmp'].sort());
+  await buildPkb(join(root, 'none'), [], cache);
+  t.same((await readdir(cache)).sort(), [temp(process.ppid, 2), temp(process.pid, 4), 'other.tmp'].sort(), 'also when no base is left');
 });

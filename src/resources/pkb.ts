@@ -55,7 +55,7 @@ const DATED = /_(\d{4}-\d{2}-\d{2})\.txt$/i;
 const PACKAGE = /^(.+)_(\d{4}-\d{2}-\d{2})\.txt$/i;
 
 /** Bumped when the file's tables change, so that an older build is not reused. */
-const SCHEMA = 'pkb-3';
+const SCHEMA = 'pkb-4';
 
 /** `<name>_<YYYY-MM-DD>.txt` → its package and date; other names belong to no package. */
 export function packageOfFile(fileName: string): { name: string; date: string } | undefined {
@@ -147,10 +147,22 @@ export async function findKbartFiles(
   return files;
 }
 
-/** Identifiers compare without case (ISSN check digit X, DOIs) and without surrounding spaces. */
+/** An ISSN (8 characters) or an ISBN (10 or 13) once its hyphens and spaces are out. */
+const ISSN_OR_ISBN = /^(?:\d{7}[\dX]|\d{9}[\dX]|97[89]\d{10})$/;
+
+/**
+ * Identifiers compare without surrounding spaces. title_id, the publisher's own code, compares
+ * as it is (the reference matches it exactly); the others without case (ISSN check digit X,
+ * DOIs), and an ISSN or ISBN without its hyphens: platforms give `09628436` where the
+ * KBART file has `0962-8436`, or `9781446270288` where another has `978-1-4462-7028-8`.
+ */
 export function normaliseId(field: string, value: string): string {
   const v = value.trim();
-  return field === 'title_id' ? v : v.toUpperCase();
+  if (field === 'title_id') return v;
+  const u = v.toUpperCase();
+  if (field !== 'print_identifier' && field !== 'online_identifier') return u;
+  const compact = u.replace(/[-\s]/g, '');
+  return ISSN_OR_ISBN.test(compact) ? compact : u;
 }
 
 /** Header cells: trimmed and lower-cased (KBART names are lower case; some tools write them upper). */

@@ -3,7 +3,7 @@ import { mkdir, mkdtemp, readdir, rm, utimes, writeFile } from 'node:fs/promises
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import t from 'tap';
-import { buildPkb, kbartEncoding, latestPackages, packageOfFile, parseKbart, PkbReader } from '../../src/resources/pkb.js';
+import { buildPkb, kbartEncoding, latestPackages, normaliseId, packageOfFile, parseKbart, PkbReader } from '../../src/resources/pkb.js';
 import { enhancerStage } from '../../src/pipeline/stages/enhancer.js';
 import type { EventFlags } from '../../src/pipeline/stages/types.js';
 import type { AccessEvent } from '../../src/pipeline/event.js';
@@ -238,4 +238,26 @@ t.test('the temporary files of builds whose process ended are removed', async (t
   t.same((await readdir(cache)).sort(), [data.file!.slice(cache.length + 1), temp(process.ppid, 2), temp(process.pid, 4), 'other.tmp'].sort());
   await buildPkb(join(root, 'none'), [], cache);
   t.same((await readdir(cache)).sort(), [temp(process.ppid, 2), temp(process.pid, 4), 'other.tmp'].sort(), 'also when no base is left');
+});
+
+t.test('identifiers: ISSNs and ISBNs with or without hyphens; title_id as it is', async (t) => {
+  t.equal(normaliseId('print_identifier', ' 0962-8436 '), normaliseId('print_identifier', '09628436'));
+  t.equal(normaliseId('online_identifier', '1234-567x'), normaliseId('online_identifier', '1234567X'));
+  t.equal(normaliseId('print_identifier', '978-1-4462-7028-8'), normaliseId('print_identifier', '9781446270288'));
+  t.equal(normaliseId('print_identifier', '2-7071-1234-X'), normaliseId('print_identifier', '270711234x'));
+  t.not(normaliseId('print_identifier', '978-1'), normaliseId('print_identifier', '9781'), 'not an ISBN: left as it is');
+  t.not(normaliseId('doi', '10.1/a-b'), normaliseId('doi', '10.1/ab'), 'a DOI keeps its hyphens');
+  t.not(normaliseId('title_id', 'abc'), normaliseId('title_id', 'ABC'), 'title_id compares with case');
+
+  const root = await mkdtemp(join(tmpdir(), 'logsift-pkb-'));
+  t.teardown(() => rm(root, { recursive: true, force: true }));
+  await mkdir(join(root, 'kb', 'jstor'), { recursive: true });
+  await writeFile(join(root, 'kb', 'jstor', 'jstor_2024-01-01.txt'),
+    `${HEADER}\nPhilosophical Transactions\t0962-8436\t1471-2970\tphiltransbiol\t\t\nA book\t978-1-4462-7028-8\t\tbook1\t\t\n`);
+  const r = new PkbReader(await buildPkb(join(root, 'none'), [join(root, 'kb')], join(root, 'cache')));
+  t.teardown(() => r.close());
+  t.match(r.find('jstor', { print_identifier: '09628436' }), { title_id: 'philtransbiol' }, 'an ISSN without hyphen');
+  t.match(r.find('jstor', { online_identifier: '14712970' }), { title_id: 'philtransbiol' });
+  t.match(r.find('jstor', { print_identifier: '9781446270288' }), { title_id: 'book1' }, 'an ISBN without hyphens');
+  t.equal(r.find('jstor', { title_id: 'PHILTRANSBIOL' }), undefined, 'title_id: with case');
 });

@@ -107,7 +107,8 @@ export function doubleClickKey(ec: Readonly<Record<string, unknown>>, o: DoubleC
   let user: string | undefined;
   for (const letter of o.strategy) {
     const v = ec[o.fields[letter as 'C' | 'L' | 'I']];
-    if (v !== undefined && v !== '') {
+    // a field is a string or a number: a name like `constructor` finds Object's, not a field
+    if ((typeof v === 'string' && v !== '') || typeof v === 'number') {
       user = `${letter}:${String(v)}`;
       break;
     }

@@ -69,6 +69,11 @@ export interface Config {
     readonly maxConcurrentJobs: number;
     /** an upload that sends nothing for this long fails with 4037 (ms; 0 = never) */
     readonly idleUploadMs: number;
+    /**
+     * events the double-click check, and the re-ordering of Chronology-Tolerance, may each hold
+     * for a job (0 = no limit): past it the oldest leave early, and the job says so
+     */
+    readonly maxHeldEvents: number;
   };
   readonly jobs: {
     /** days after which finished jobs' folders and rows are removed (0 = kept for ever) */
@@ -167,6 +172,16 @@ export interface IntRange {
   readonly max?: number;
   readonly zero?: string;
 }
+
+/**
+ * MAX_HELD_EVENTS' default. A held event of the 1M bench log costs about 1 KB of the main thread's
+ * heap (500 bytes of text and key in its batch's buffer, 500 of record, view, key string and
+ * queue entry), 2.5 KB of the process's memory with the heap's slack: 30 MB of heap a job, and
+ * a service peak about 75 MB over that of the same log with its times spread (README, Limits). A
+ * 30 s window of a very large library (10 million lines a day, a third of them events, 4 times
+ * the mean rate at its peak) holds about 5,000.
+ */
+export const DEFAULT_MAX_HELD_EVENTS = 30_000;
 
 /** Node's timers take at most 2^31-1 ms: a longer delay fires after 1 ms, with a warning. */
 const TIMER_MAX_MS = 2 ** 31 - 1;
@@ -438,6 +453,7 @@ export function readConfig(env: NodeJS.ProcessEnv = process.env, overrides: Part
       maxUploadBytes: int(env, 'MAX_UPLOAD_BYTES', 0, { min: 1, zero: 'no limit' }),
       maxConcurrentJobs: int(env, 'MAX_CONCURRENT_JOBS', 0, { min: 1, zero: 'no limit' }),
       idleUploadMs: int(env, 'IDLE_UPLOAD_MS', 120_000, ms(1, 'no limit')),
+      maxHeldEvents: int(env, 'MAX_HELD_EVENTS', DEFAULT_MAX_HELD_EVENTS, { min: 1, zero: 'no limit' }),
     },
     jobs: {
       retentionDays: int(env, 'JOB_RETENTION_DAYS', 7, { min: 1, max: 1_000_000, zero: 'kept for ever' }),

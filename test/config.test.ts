@@ -48,6 +48,7 @@ t.test('numeric settings: whole numbers in their range, 0 only where it means of
     ['JOB_SWEEP_INTERVAL_MS', '3000000000', /JOB_SWEEP_INTERVAL_MS must be 0 \(only at start\) or a whole number from 1 to 2147483647, got "3000000000"/],
     ['IDLE_UPLOAD_MS', '1e3', /IDLE_UPLOAD_MS must be/],
     ['MAX_CONCURRENT_JOBS', '-1', /MAX_CONCURRENT_JOBS must be/],
+    ['MAX_HELD_EVENTS', '50k', /MAX_HELD_EVENTS must be 0 \(no limit\) or a whole number of at least 1, got "50k"/],
     ['AUTH_FAILURE_WINDOW_MS', '0x10', /AUTH_FAILURE_WINDOW_MS must be/],
     ['AUTH_FAILURE_WINDOW_MS', '99999999999', /AUTH_FAILURE_WINDOW_MS must be a whole number from 1 to 2147483647, got "99999999999"/],
     ['UPDATES_FETCH_INTERVAL_MS', '99999999999', /UPDATES_FETCH_INTERVAL_MS must be a whole number from 0 to 2147483647, got "99999999999"/],
@@ -58,13 +59,15 @@ t.test('numeric settings: whole numbers in their range, 0 only where it means of
   }
   t.equal(readConfig({ AUTH_FAILURE_WINDOW_MS: '2147483647' }).auth.failureWindowMs, 2147483647, 'the largest delay a timer takes');
   t.equal(readConfig({ UPDATES_FETCH_INTERVAL_MS: '0' }).updates.fetchIntervalMs, 0, 'fetch at each status request');
-  const zeroMeansOff = ['MAX_UPLOAD_BYTES', 'MAX_CONCURRENT_JOBS', 'IDLE_UPLOAD_MS', 'BATCH_TIMEOUT_MS', 'WORKER_HEAP_MB', 'WORKER_YOUNG_MB',
+  const zeroMeansOff = ['MAX_UPLOAD_BYTES', 'MAX_CONCURRENT_JOBS', 'MAX_HELD_EVENTS', 'IDLE_UPLOAD_MS', 'BATCH_TIMEOUT_MS', 'WORKER_HEAP_MB', 'WORKER_YOUNG_MB',
     'JOB_RETENTION_DAYS', 'JOB_SWEEP_INTERVAL_MS', 'FLUSH_AFTER_MS', 'FIRST_BATCH_BYTES', 'AUTH_MAX_FAILURES_PER_ADDRESS', 'AUTH_MAX_FAILURES_PER_ACCOUNT', 'PORT'];
   for (const name of zeroMeansOff) t.doesNotThrow(() => readConfig({ [name]: '0' }), `${name}=0`);
   const c = readConfig({ JOB_RETENTION_DAYS: '0', PORT: ' 8080 ', POOL_THREADS: '3' });
   t.equal(c.jobs.retentionDays, 0);
   t.equal(c.port, 8080, 'spaces around the digits are fine');
   t.equal(c.pool.threads, 3);
+  t.equal(readConfig({}).limits.maxHeldEvents, 30_000, 'MAX_HELD_EVENTS: 30,000 unless set');
+  t.equal(readConfig({ MAX_HELD_EVENTS: '2000' }).limits.maxHeldEvents, 2000);
 });
 
 t.test('DEFAULT_TIME_ZONE is checked by the date parser\'s zone reader at start', async (t) => {

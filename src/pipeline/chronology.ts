@@ -1,6 +1,6 @@
 import { StatusError } from '../status-codes.js';
 import type { EventRecord } from './job-spec.js';
-import type { SequentialSink, SequentialStage } from './sequential.js';
+import type { HoldLimit, SequentialSink, SequentialStage } from './sequential.js';
 
 /** Largest Chronology-Tolerance accepted: the re-ordering buffer holds that much log time. */
 export const MAX_CHRONOLOGY_TOLERANCE = 3600;
@@ -48,14 +48,20 @@ function before(a: Pending, b: Pending): boolean {
  * Chronology-Tolerance: events up to `tolerance` seconds earlier than the latest one seen are put
  * back in time order (a min-heap on time, then input order) instead of being rejected; only
  * those later than that are unordered-ecs. An event leaves once no accepted event can come
- * before it any more, so the buffer holds `tolerance` seconds of log.
+ * before it any more (one of the same time may still come, after it in input order: ties keep
+ * input order), so the buffer holds `tolerance` seconds of log — and at most `limit.maxHeld`
+ * events: past that the earliest leave at once. An event accepted later but dated before them
+ * then comes out after them, out of time order (never lost).
  */
 export class ReorderingChronology implements SequentialStage {
   private readonly heap: Pending[] = [];
   private latest = -Infinity;
   private seq = 0;
 
-  constructor(private readonly tolerance: number) {}
+  constructor(
+    private readonly tolerance: number,
+    private readonly limit: HoldLimit,
+  ) {}
 
   push(event: EventRecord, sink: SequentialSink): void {
     if (event.ts < this.latest - this.tolerance) {
@@ -65,11 +71,21 @@ export class ReorderingChronology implements SequentialStage {
     if (event.ts > this.latest) this.latest = event.ts;
     this.insert({ event, seq: this.seq++ });
     const horizon = this.latest - this.tolerance;
-    while (this.heap.length > 0 && this.heap[0].event.ts < horizon) sink.emit(this.pop().event);
+    while (this.heap.length > 0 && this.heap[0].event.ts <= horizon) sink.emit(this.pop().event);
+    if (this.heap.length > this.limit.maxHeld) {
+      let early = 0;
+      for (; this.heap.length > this.limit.maxHeld; early++) sink.emit(this.pop().event);
+      this.limit.releasedEarly('chronology', early, this.limit.maxHeld);
+    }
   }
 
   end(sink: SequentialSink): void {
     while (this.heap.length > 0) sink.emit(this.pop().event);
+  }
+
+  /** events held for re-ordering */
+  get held(): number {
+    return this.heap.length;
   }
 
   private insert(p: Pending): void {

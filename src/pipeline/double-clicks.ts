@@ -1,7 +1,7 @@
 import { StatusError } from '../status-codes.js';
 import { booleanHeader, header, type RequestHeaders } from './job-headers.js';
 import type { EventRecord } from './job-spec.js';
-import type { SequentialSink, SequentialStage } from './sequential.js';
+import type { HoldLimit, SequentialSink, SequentialStage } from './sequential.js';
 import type { ReportSection } from './job-report.js';
 
 /**
@@ -135,10 +135,15 @@ const HELD = 0;
 const PASS = 1;
 const DROPPED = 2;
 
+/** where an entry is kept (bits of `Entry.in`) */
+const IN_ORDER = 1;
+const IN_WINDOW = 2;
+
 interface Entry {
   readonly event: EventRecord;
   state: number;
   key?: string;
+  in: number;
 }
 
 /** A FIFO over an array, compacted now and then so that its memory follows its length. */
@@ -172,24 +177,30 @@ class Fifo<T> {
  * chronology stage before it sees to that). Each event first releases every held event whose
  * window has passed (`ts < now − window`), then makes the held event with its key a duplicate,
  * then is held itself. Events leave in input order: an event waits until every earlier one is
- * released or dropped. Memory is the events of the longest window, whatever the log's size.
+ * released or dropped. Memory is the events of the longest window, whatever the log's size, and
+ * at most `limit.maxHeld` events: past that the oldest held one is released before its window
+ * ends (kept, as if it had ended): events that share one time never see their window end.
  */
 export class DoubleClickStage implements SequentialStage {
   private readonly order = new Fifo<Entry>();
   private readonly held = new Map<string, Entry>();
   /** held events per window length, in time order */
   private readonly byWindow = new Map<number, Fifo<Entry>>();
+  /** entries out of `order` still in a window's FIFO (a duplicate stays there until its window ends) */
+  private windowedOnly = 0;
+
+  constructor(private readonly limit: HoldLimit) {}
 
   push(event: EventRecord, sink: SequentialSink): void {
     const now = event.ts;
     for (const [window, fifo] of this.byWindow) {
       for (let e = fifo.peek(); e && e.event.ts < now - window; e = fifo.peek()) {
-        fifo.shift();
+        this.shiftWindow(fifo, e);
         this.release(e);
       }
     }
     if (event.dupKey === undefined) {
-      this.order.push({ event, state: PASS });
+      this.order.push({ event, state: PASS, in: IN_ORDER });
     } else {
       const key = (event.denied ? 'D' : 'G') + event.dupKey;
       const previous = this.held.get(key);
@@ -197,7 +208,7 @@ export class DoubleClickStage implements SequentialStage {
         previous.state = DROPPED;
         sink.reject(previous.event, 'duplicate-ecs');
       }
-      const entry: Entry = { event, state: HELD, key };
+      const entry: Entry = { event, state: HELD, key, in: IN_ORDER | IN_WINDOW };
       this.held.set(key, entry);
       const window = event.dupWindow ?? 0;
       let fifo = this.byWindow.get(window);
@@ -206,21 +217,43 @@ export class DoubleClickStage implements SequentialStage {
       this.order.push(entry);
     }
     this.flush(sink);
+    if (this.pending > this.limit.maxHeld) this.releaseEarly(sink);
   }
 
   end(sink: SequentialSink): void {
     for (const fifo of this.byWindow.values()) {
       for (let e = fifo.peek(); e; e = fifo.peek()) {
-        fifo.shift();
+        this.shiftWindow(fifo, e);
         this.release(e);
       }
     }
     this.flush(sink);
   }
 
-  /** events held or waiting for an earlier one (the memory this stage holds) */
+  /** events held or waiting for an earlier one, and duplicates whose window is not over (the memory this stage holds) */
   get pending(): number {
-    return this.order.length;
+    return this.order.length + this.windowedOnly;
+  }
+
+  /**
+   * Back within the bound. The windows' FIFOs first drop the entries at their head that are no
+   * longer held (duplicates, events already out), which releases nothing; every entry left in them
+   * is then one `order` holds. Then, while still over, the oldest held event (the head of
+   * `order`, by `flush`) is released, and what waited behind it leaves with it.
+   */
+  private releaseEarly(sink: SequentialSink): void {
+    let early = 0;
+    for (;;) {
+      for (const fifo of this.byWindow.values()) {
+        for (let e = fifo.peek(); e && e.state !== HELD; e = fifo.peek()) this.shiftWindow(fifo, e);
+      }
+      const oldest = this.order.peek();
+      if (this.pending <= this.limit.maxHeld || !oldest) break;
+      this.release(oldest);
+      early++;
+      this.flush(sink);
+    }
+    if (early > 0) this.limit.releasedEarly('double-clicks', early, this.limit.maxHeld);
   }
 
   private release(e: Entry): void {
@@ -228,9 +261,17 @@ export class DoubleClickStage implements SequentialStage {
     if (e.key !== undefined && this.held.get(e.key) === e) this.held.delete(e.key);
   }
 
+  private shiftWindow(fifo: Fifo<Entry>, e: Entry): void {
+    fifo.shift();
+    e.in &= ~IN_WINDOW;
+    if (e.in === 0) this.windowedOnly--;
+  }
+
   private flush(sink: SequentialSink): void {
     for (let e = this.order.peek(); e && e.state !== HELD; e = this.order.peek()) {
       this.order.shift();
+      e.in &= ~IN_ORDER;
+      if (e.in === IN_WINDOW) this.windowedOnly++;
       if (e.state === PASS) sink.emit(e.event);
     }
   }

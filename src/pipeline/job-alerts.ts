@@ -1,4 +1,9 @@
-/** Alerts of the job report (reference 6.1, `alerts`): unknown domains that weigh in a log. */
+import type { HoldingStage } from './sequential.js';
+
+/**
+ * Alerts of the job report (reference 6.1, `alerts`): unknown domains that weigh in a log; events
+ * a holding stage released early (MAX_HELD_EVENTS).
+ */
 
 export interface AlertOptions {
   /** relevant lines (read − filtered) a log must exceed before alerts are computed */
@@ -52,4 +57,21 @@ export function unknownDomainAlerts(tally: DomainTally, relevantLines: number, o
     .filter(([, rate]) => rate >= opts.unknownDomainsRate)
     .sort((a, b) => b[1] - a[1] || (a[0] < b[0] ? -1 : 1))
     .map(([domain, rate]) => `${domain} is unknown but represents ${rate}% of the log lines`);
+}
+
+const SAME_TIME = 'many lines share one timestamp (a Date-Format without the time of day, such as DD/MMM/YYYY, gives a whole day\'s lines one time)';
+
+/**
+ * What it means that a stage released events early to hold at most `maxHeld` (MAX_HELD_EVENTS, or
+ * its half, `shared` with the other stage): said in the traces when it first happens (no
+ * `count`), and in the report's alerts at the end (with it).
+ */
+export function heldEventsAlert(stage: HoldingStage, held: { readonly maxHeld: number; readonly shared: boolean }, count?: number): string {
+  const bound = `${held.shared ? 'its half of ' : ''}MAX_HELD_EVENTS (${held.maxHeld} events`;
+  if (stage === 'double-clicks') {
+    const what = count === undefined ? ': from here on it releases its oldest early' : ` and released ${count} events early`;
+    return `The double-click check reached ${bound} waiting for their window to end)${what}, kept as if their window had ended, so some double clicks may be missed (kept as events instead of duplicate-ecs). A window never ends when ${SAME_TIME}; with a Date-Format without the time, turn double clicks off (Double-Click-Removal: false)`;
+  }
+  const what = count === undefined ? ': from here on it lets its earliest go before the tolerance has passed' : ` and let ${count} events go before the tolerance had passed`;
+  return `The chronology check reached ${bound} waiting to be put in time order, Chronology-Tolerance)${what}, so a line dated before them that comes later is written after them, out of time order. It holds that many when ${SAME_TIME}, or when the tolerance spans that many events`;
 }

@@ -22,10 +22,10 @@ import { DeniedFile, type JobOutput } from './job-output.js';
 import { breakable, mediaType } from './job-inputs.js';
 import { RejectFiles } from './reject-files.js';
 import { unpackEvents } from './packed-events.js';
-import { sequentialStages, type SequentialSink, type SequentialStage } from './sequential.js';
+import { sequentialStages, type HoldingStage, type SequentialSink, type SequentialStage } from './sequential.js';
 import { countsLine, createJobTraces, linePlace, type JobTraces } from './job-traces.js';
 import { accountedLines, formatDuration, JobReport, localIso, rejectionRate, REJECT_COUNTERS, type ReportSection } from './job-report.js';
-import { DomainTally, unknownDomainAlerts } from './job-alerts.js';
+import { DomainTally, heldEventsAlert, unknownDomainAlerts } from './job-alerts.js';
 import { deniedFileName, jobDir, jobUrls, REPORT_FILE, TRACES_FILE, type JobUrls } from './job-files.js';
 import type { RejectCategory } from './stages/types.js';
 import { UNKNOWN_BUILD, type BuildInfo } from '../build-info.js';
@@ -149,6 +149,8 @@ export class Job {
   private rejectFiles!: RejectFiles;
   private output!: JobOutput;
   private readonly sequential: SequentialStage;
+  /** events the holding stages let go before their time to stay within MAX_HELD_EVENTS, and their share of it */
+  private readonly early: Record<HoldingStage, { n: number; maxHeld: number }> = { chronology: { n: 0, maxHeld: 0 }, 'double-clicks': { n: 0, maxHeld: 0 } };
   private onCampus = 0;
   private offCampus = 0;
   private reportWrites: Promise<void> = Promise.resolve();
@@ -203,7 +205,8 @@ export class Job {
       });
     }
     this.report.replace('dedoublonnage', doubleClickReport(options.doubleClick));
-    this.sequential = sequentialStages(options);
+    const maxHeld = deps.config.limits.maxHeldEvents || Infinity;
+    this.sequential = sequentialStages(options, { maxHeld, releasedEarly: (stage, n, share) => this.releasedEarly(stage, n, share) });
   }
 
   /**
@@ -618,6 +621,14 @@ export class Job {
     this.traces.warn(`File ${this.handlingPart + 1} (${part.name}) starts at ${iso(ts)}, before the last line of the files before it (${iso(this.latestTs)}): the files are not in time order, and its lines dated before that are out of order (unordered-ecs) when double clicks are removed; send the files in time order`);
   }
 
+  /** Counts the events a holding stage released early; its first time, said in the traces. */
+  private releasedEarly(stage: HoldingStage, n: number, maxHeld: number): void {
+    const early = this.early[stage];
+    if (early.n === 0) this.traces.warn(heldEventsAlert(stage, { maxHeld, shared: maxHeld < this.deps.config.limits.maxHeldEvents }));
+    early.n += n;
+    early.maxHeld = maxHeld;
+  }
+
   private emit(event: EventRecord): void {
     // counted here, after the double clicks and the chronology: the reference's enhancer comes after its deduplicator
     if (event.pkbMiss) this.addRejects('pkb-miss-ecs', 1, event.raw !== undefined ? [event.raw] : undefined);
@@ -740,6 +751,12 @@ export class Job {
       section[`alert-${i + 1}`] = text;
       this.traces.warn(`Alert: ${text}`);
     });
+    // said in the traces when it first happened
+    let n = alerts.length;
+    for (const stage of ['chronology', 'double-clicks'] as const) {
+      const early = this.early[stage];
+      if (early.n > 0) section[`alert-${++n}`] = heldEventsAlert(stage, { maxHeld: early.maxHeld, shared: early.maxHeld < this.deps.config.limits.maxHeldEvents }, early.n);
+    }
     this.report.replace('alerts', section);
   }
 

@@ -20,6 +20,20 @@ export interface SequentialStage {
   end(sink: SequentialSink): void;
 }
 
+/** The stages that hold events back: the re-ordering of Chronology-Tolerance, the double clicks. */
+export type HoldingStage = 'chronology' | 'double-clicks';
+
+/**
+ * How many events a holding stage may keep (MAX_HELD_EVENTS, or half of it when both stages run):
+ * past it, it lets its oldest go before their time (a window not yet over), and says how many to
+ * `releasedEarly`. Events of one timestamp (a Date-Format without the time: a whole day's) never
+ * see their window end.
+ */
+export interface HoldLimit {
+  readonly maxHeld: number;
+  releasedEarly(stage: HoldingStage, count: number, maxHeld: number): void;
+}
+
 /** Chains sequential stages: each one's emitted events are pushed into the next. */
 export function chainSequential(stages: readonly SequentialStage[]): SequentialStage {
   if (stages.length === 0) return { push: (e, sink) => sink.emit(e), end: () => undefined };
@@ -52,12 +66,15 @@ export function chainSequential(stages: readonly SequentialStage[]): SequentialS
  * A job's sequential stages (reference 4): the chronology check then the double clicks, both
  * only when the deduplicator is on (as in the reference); Chronology-Tolerance re-orders events
  * within that many seconds instead of rejecting them, and applies even without the deduplicator.
+ * Together they hold at most `limit.maxHeld` events (half each when both hold events back).
  */
-export function sequentialStages(options: Pick<JobOptions, 'doubleClick' | 'chronologyTolerance'>): SequentialStage {
+export function sequentialStages(options: Pick<JobOptions, 'doubleClick' | 'chronologyTolerance'>, limit: HoldLimit): SequentialStage {
   const stages: SequentialStage[] = [];
   const tolerance = options.chronologyTolerance;
-  if (tolerance !== undefined && tolerance > 0) stages.push(new ReorderingChronology(tolerance));
+  const reorder = tolerance !== undefined && tolerance > 0;
+  const share = reorder && options.doubleClick.enabled ? { ...limit, maxHeld: Math.ceil(limit.maxHeld / 2) } : limit;
+  if (reorder) stages.push(new ReorderingChronology(tolerance, share));
   else if (options.doubleClick.enabled || tolerance !== undefined) stages.push(new StrictChronology());
-  if (options.doubleClick.enabled) stages.push(new DoubleClickStage());
+  if (options.doubleClick.enabled) stages.push(new DoubleClickStage(share));
   return chainSequential(stages);
 }

@@ -1,7 +1,9 @@
 import t from 'tap';
 import { DoubleClickStage, doubleClickKey, doubleClickReport, readDoubleClickOptions } from '../../src/pipeline/double-clicks.js';
 import type { EventRecord } from '../../src/pipeline/job-spec.js';
-import type { SequentialSink } from '../../src/pipeline/sequential.js';
+import type { HoldLimit, SequentialSink } from '../../src/pipeline/sequential.js';
+
+const unbounded: HoldLimit = { maxHeld: Infinity, releasedEarly: () => undefined };
 
 const defaults = readDoubleClickOptions({});
 
@@ -44,7 +46,7 @@ t.test('a user field named like an inherited property (constructor) is absent, n
 });
 
 function run(events: Array<Partial<EventRecord> & { ts: number }>): { out: string[]; dropped: string[] } {
-  const stage = new DoubleClickStage();
+  const stage = new DoubleClickStage(unbounded);
   const out: string[] = [];
   const dropped: string[] = [];
   const sink: SequentialSink = { emit: (e) => out.push(String(e.text)), reject: (e) => dropped.push(String(e.text)) };
@@ -63,7 +65,7 @@ t.test('the algorithm: last click kept, chains collapse, exact window counts, or
 });
 
 t.test('memory follows the window, not the log', async (t) => {
-  const stage = new DoubleClickStage();
+  const stage = new DoubleClickStage(unbounded);
   let emitted = 0;
   const sink: SequentialSink = { emit: () => emitted++, reject: () => undefined };
   let maxPending = 0;
@@ -73,4 +75,55 @@ t.test('memory follows the window, not the log', async (t) => {
   }
   stage.end(sink);
   t.ok(maxPending <= 32, `at most a window's events pending (${maxPending})`);
+});
+
+/** Pushes `n` events of one time through a stage holding at most `maxHeld`; what came out, and the most it held. */
+function oneTime(n: number, maxHeld: number, event: (i: number) => Partial<EventRecord>) {
+  const early: number[] = [];
+  const stage = new DoubleClickStage({ maxHeld, releasedEarly: (stage, count) => early.push(count) });
+  const out: number[] = [];
+  const dropped: number[] = [];
+  const sink: SequentialSink = { emit: (e) => out.push(Number(e.text)), reject: (e) => dropped.push(Number(e.text)) };
+  let most = 0;
+  for (let i = 0; i < n; i++) {
+    stage.push({ ts: 1709539200, text: String(i), denied: false, ...event(i) }, sink);
+    most = Math.max(most, stage.pending);
+  }
+  stage.end(sink);
+  return { out, dropped, most, early: early.reduce((a, b) => a + b, 0) };
+}
+
+const ascending = (a: number[]) => a.every((v, i) => i === 0 || v > a[i - 1]);
+
+t.test('events of one time (a day-precision Date-Format): at most maxHeld held, the oldest released early, none lost', async (t) => {
+  // 3,000 users, each clicking again 3,000 events later; one event in 4 has no key
+  const r = oneTime(50_000, 1000, (i) => (i % 4 === 3 ? {} : { dupKey: `u${i % 3000}`, dupWindow: 30 }));
+  t.ok(r.most <= 1000, `at most 1000 held (${r.most})`);
+  t.same(r.dropped, [], 'a click 3,000 events later: its earlier one had left already');
+  t.equal(r.out.length, 50_000, 'every event out');
+  t.ok(ascending(r.out), 'in input order');
+  const keyed = 50_000 - 12_500;
+  t.ok(r.early >= keyed - 1000 && r.early <= keyed, `the held events released early counted (${r.early})`);
+
+  const unbound = oneTime(50_000, Infinity, (i) => (i % 4 === 3 ? {} : { dupKey: `u${i % 3000}`, dupWindow: 30 }));
+  t.ok(unbound.most > 30_000, `without a bound, most of the log is held (${unbound.most})`);
+  t.equal(unbound.early, 0);
+});
+
+t.test('events of one time within the bound: double clicks found as without one', async (t) => {
+  const click = (i: number) => ({ dupKey: `u${i % 300}`, dupWindow: 10 });
+  const bounded = oneTime(20_000, 1000, click);
+  const unbound = oneTime(20_000, Infinity, click);
+  t.same(bounded.out, unbound.out, 'a click 300 events later is a double click either way');
+  t.equal(bounded.dropped.length, 20_000 - 300);
+  t.ok(bounded.most <= 1000, `at most 1000 held (${bounded.most})`);
+  t.equal(bounded.early, 0, 'nothing released early: only duplicates were in the way');
+});
+
+t.test('one user clicking again and again at one time: the duplicates left in the windows are not held events', async (t) => {
+  const r = oneTime(100_000, 1000, () => ({ dupKey: 'same', dupWindow: 30 }));
+  t.ok(r.most <= 1000, `at most 1000 kept (${r.most})`);
+  t.same(r.out, [99_999], 'the last click kept');
+  t.equal(r.dropped.length, 99_999);
+  t.equal(r.early, 0);
 });

@@ -15,12 +15,19 @@ export interface TestApp {
   close(): Promise<void>;
 }
 
+/** Configuration values to change; `limits`, `pool` and `jobs` in part (the rest keep their defaults). */
+export type AppOverrides = Omit<Partial<Config>, 'limits' | 'pool' | 'jobs'> & {
+  readonly limits?: Partial<Config['limits']>;
+  readonly pool?: Partial<Config['pool']>;
+  readonly jobs?: Partial<Config['jobs']>;
+};
+
 /**
  * Starts the real service on a random loopback port with its own temporary var/ folder (SQLite
  * file, job folders). `overrides` change any configuration value (a small platforms folder,
  * pool size, limits…).
  */
-export async function startApp(overrides: Partial<Config> = {}, env: NodeJS.ProcessEnv = {}): Promise<TestApp> {
+export async function startApp(overrides: AppOverrides = {}, env: NodeJS.ProcessEnv = {}): Promise<TestApp> {
   const varDir = await mkdtemp(join(tmpdir(), 'logsift-test-'));
   const base = readConfig({ GEOIP_CACHE_DIR: SHARED_GEOIP_CACHE, ...env, VAR_DIR: varDir, PORT: '0', HOST: '127.0.0.1', POOL_THREADS: env.POOL_THREADS ?? '2' });
   const config = readConfig({ GEOIP_CACHE_DIR: SHARED_GEOIP_CACHE, ...env, VAR_DIR: varDir, PORT: '0', HOST: '127.0.0.1', POOL_THREADS: env.POOL_THREADS ?? '2' }, {

@@ -5,6 +5,7 @@ import ipaddr from 'ipaddr.js';
 import pino from 'pino';
 import { PROJECT_ROOT } from './paths.js';
 import { checkTimeZone } from './pipeline/dates.js';
+import { FALSE_WORDS, HEADER_NAME, TRUE_WORDS } from './pipeline/job-headers.js';
 import { campusRanges } from './pipeline/stages/on-campus.js';
 import { defaultGeoipFile, geoipFileProblem } from './resources/geoip.js';
 import { StartError } from './start-error.js';
@@ -230,13 +231,16 @@ function httpUrl(raw: string): URL | undefined {
   }
 }
 
-/** PUBLIC_BASE_URL: an absolute http(s) URL, kept without its trailing slashes. */
+/**
+ * PUBLIC_BASE_URL: an absolute http(s) URL, kept without its trailing slashes. No user name or
+ * password: the base is written into every job's headers and report.
+ */
 function baseUrl(env: NodeJS.ProcessEnv, name: string): string | undefined {
   const raw = env[name]?.trim();
   if (!raw) return undefined;
   const url = httpUrl(raw);
-  if (!url || url.search || url.hash) {
-    throw new StartError(`${name} must be an absolute http:// or https:// URL without query or fragment (e.g. https://logsift.example.org), got ${JSON.stringify(env[name])}`);
+  if (!url || url.search || url.hash || url.username || url.password) {
+    throw new StartError(`${name} must be an absolute http:// or https:// URL without user name, password, query or fragment (e.g. https://logsift.example.org), got ${JSON.stringify(url?.username || url?.password ? hidePassword(raw) : env[name])}`);
   }
   return raw.replace(/\/+$/, '');
 }
@@ -295,9 +299,6 @@ function middlewareList(raw: string | undefined): string[] | undefined {
   return list?.length ? list : undefined;
 }
 
-const TRUE_WORDS = ['true', '1', 'yes', 'on'];
-const FALSE_WORDS = ['false', '0', 'no', 'off'];
-
 function bool(env: NodeJS.ProcessEnv, name: string, fallback: boolean): boolean {
   const raw = env[name]?.trim().toLowerCase();
   if (raw === undefined || raw === '') return fallback;
@@ -355,7 +356,8 @@ function headerMap(env: NodeJS.ProcessEnv, name: string): Record<string, string>
   if (typeof value !== 'object' || value === null || Array.isArray(value)) throw new StartError(`${name} must be a JSON object of header names and values`);
   const out: Record<string, string> = {};
   for (const [k, v] of Object.entries(value)) {
-    if (typeof v !== 'string') throw new StartError(`${name}: the value of ${k} must be a string`);
+    if (!HEADER_NAME.test(k)) throw new StartError(`${name}: ${JSON.stringify(k)} is not a header name (letters, digits and !#$%&'*+.^_\`|~- only, no spaces)`);
+    if (typeof v !== 'string' || /[\r\n\0]/.test(v)) throw new StartError(`${name}: the value of ${k} must be a one-line string`);
     out[k] = v;
   }
   return Object.freeze(out);
@@ -461,10 +463,10 @@ export function readConfig(env: NodeJS.ProcessEnv = process.env, overrides: Part
       jobs: oneOf(env, 'AUTH_JOBS', JOB_AUTH_POLICIES, 'when-users-exist'),
       maxFailuresPerAddress: int(env, 'AUTH_MAX_FAILURES_PER_ADDRESS', 5, { min: 1, zero: 'no limit' }),
       maxFailuresPerAccount: int(env, 'AUTH_MAX_FAILURES_PER_ACCOUNT', 10, { min: 1, zero: 'no limit' }),
-      failureWindowMs: int(env, 'AUTH_FAILURE_WINDOW_MS', 15 * 60_000, { min: 1 }),
+      failureWindowMs: int(env, 'AUTH_FAILURE_WINDOW_MS', 15 * 60_000, ms(1)),
     },
     updates: {
-      fetchIntervalMs: int(env, 'UPDATES_FETCH_INTERVAL_MS', 600_000, { min: 0 }),
+      fetchIntervalMs: int(env, 'UPDATES_FETCH_INTERVAL_MS', 600_000, ms(0)),
       fetchTimeoutMs: int(env, 'UPDATES_FETCH_TIMEOUT_MS', 120_000, ms(1)),
       gitdirsDir: join(reposDir, '.gitdirs'),
       appDir: env.APP_DIR ? existingDir('APP_DIR', dir(env, 'APP_DIR', '')) : PROJECT_ROOT,

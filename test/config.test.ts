@@ -24,6 +24,15 @@ t.test('MAX_INFLATE_RATIO: compressed data may expand 100 times unless set other
   t.throws(() => readConfig({ MAX_INFLATE_RATIO: '2.5' }), /MAX_INFLATE_RATIO must be 0 \(no limit\) or a whole number of at least 1, got "2.5"/);
 });
 
+t.test('DEFAULT_JOB_HEADERS: header names as HTTP writes them, one-line string values', async (t) => {
+  t.same(readConfig({ DEFAULT_JOB_HEADERS: '{"Crypted-Fields":"none","X_y.z~":"1"}' }).defaultJobHeaders, { 'Crypted-Fields': 'none', 'X_y.z~': '1' });
+  t.throws(() => readConfig({ DEFAULT_JOB_HEADERS: '{"Bad Header":"x"}' }), { name: 'StartError', message: /^DEFAULT_JOB_HEADERS: "Bad Header" is not a header name \(letters, digits and .* no spaces\)$/ });
+  t.throws(() => readConfig({ DEFAULT_JOB_HEADERS: '{"Accept:":"text/csv"}' }), /"Accept:" is not a header name/);
+  t.throws(() => readConfig({ DEFAULT_JOB_HEADERS: '{"":"x"}' }), /"" is not a header name/);
+  t.throws(() => readConfig({ DEFAULT_JOB_HEADERS: '{"Traces-Level":"info\\r\\nX: y"}' }), /DEFAULT_JOB_HEADERS: the value of Traces-Level must be a one-line string/);
+  t.throws(() => readConfig({ DEFAULT_JOB_HEADERS: '{"Traces-Level":3}' }), /the value of Traces-Level must be a one-line string/);
+});
+
 t.test('memory settings of the workers: WORKER_HEAP_MB, WORKER_YOUNG_MB', async (t) => {
   t.equal(readConfig({}).pool.workerHeapMb, 256);
   t.equal(readConfig({}).pool.workerYoungMb, 12);
@@ -47,11 +56,15 @@ t.test('numeric settings: whole numbers in their range, 0 only where it means of
     ['IDLE_UPLOAD_MS', '1e3', /IDLE_UPLOAD_MS must be/],
     ['MAX_CONCURRENT_JOBS', '-1', /MAX_CONCURRENT_JOBS must be/],
     ['AUTH_FAILURE_WINDOW_MS', '0x10', /AUTH_FAILURE_WINDOW_MS must be/],
+    ['AUTH_FAILURE_WINDOW_MS', '99999999999', /AUTH_FAILURE_WINDOW_MS must be a whole number from 1 to 2147483647, got "99999999999"/],
+    ['UPDATES_FETCH_INTERVAL_MS', '99999999999', /UPDATES_FETCH_INTERVAL_MS must be a whole number from 0 to 2147483647, got "99999999999"/],
   ];
   for (const [name, value, message] of refused) {
     t.throws(() => readConfig({ [name]: value }), message, `${name}=${value}`);
     t.throws(() => readConfig({ [name]: value }), StartError);
   }
+  t.equal(readConfig({ AUTH_FAILURE_WINDOW_MS: '2147483647' }).auth.failureWindowMs, 2147483647, 'the largest delay a timer takes');
+  t.equal(readConfig({ UPDATES_FETCH_INTERVAL_MS: '0' }).updates.fetchIntervalMs, 0, 'fetch at each status request');
   const zeroMeansOff = ['MAX_UPLOAD_BYTES', 'MAX_CONCURRENT_JOBS', 'IDLE_UPLOAD_MS', 'BATCH_TIMEOUT_MS', 'WORKER_HEAP_MB', 'WORKER_YOUNG_MB',
     'JOB_RETENTION_DAYS', 'JOB_SWEEP_INTERVAL_MS', 'FLUSH_AFTER_MS', 'FIRST_BATCH_BYTES', 'AUTH_MAX_FAILURES_PER_ADDRESS', 'AUTH_MAX_FAILURES_PER_ACCOUNT', 'PORT'];
   for (const name of zeroMeansOff) t.doesNotThrow(() => readConfig({ [name]: '0' }), `${name}=0`);
@@ -65,7 +78,7 @@ t.test('DEFAULT_TIME_ZONE is checked by the date parser\'s zone reader at start'
   t.throws(() => readConfig({ DEFAULT_TIME_ZONE: 'Mars/Olympus' }), /DEFAULT_TIME_ZONE: unknown time zone "Mars\/Olympus": use an IANA name/);
   for (const zone of ['Europe/Paris', 'UTC', 'local', '+01:00', '-0330']) t.equal(readConfig({ DEFAULT_TIME_ZONE: zone }).defaultTimeZone, zone);
   // an offset no zone has would write dates such as 2016-01-06T16:23:38+100:39
-  for (const zone of ['+99:99', '+25:00', '-15:00', '+01:60']) t.throws(() => readConfig({ DEFAULT_TIME_ZONE: zone }), /out of range \(from -12:00 to \+14:00\)/, zone);
+  for (const zone of ['+99:99', '+25:00', '-15:00', '+01:60', '+14:59', '+14:01', '-12:30', '-14:00']) t.throws(() => readConfig({ DEFAULT_TIME_ZONE: zone }), /out of range \(from -12:00 to \+14:00\)/, zone);
   for (const zone of ['+14:00', '-12:00', '+05:45']) t.equal(readConfig({ DEFAULT_TIME_ZONE: zone }).defaultTimeZone, zone);
   t.equal(readConfig({}).defaultTimeZone, 'local');
 });
@@ -157,6 +170,12 @@ t.test('PUBLIC_BASE_URL, TRUST_PROXY, LOG_LEVEL: only what they can use', async 
     t.throws(() => readConfig({ PUBLIC_BASE_URL: url }), /PUBLIC_BASE_URL must be an absolute http:\/\/ or https:\/\/ URL/, url);
   }
   t.equal(readConfig({ PUBLIC_BASE_URL: 'https://logs.example.org/logsift/' }).publicBaseUrl, 'https://logs.example.org/logsift');
+  // it is written into every job's headers and report
+  for (const url of ['https://user:pw@x.org', 'https://user@x.org/logsift', 'http://:s3cr@t@x.org']) {
+    const error = t.throws(() => readConfig({ PUBLIC_BASE_URL: url }), /^PUBLIC_BASE_URL must be an absolute http:\/\/ or https:\/\/ URL without user name, password, query or fragment .*got "https?:\/\/\*\*\*@x\.org(\/logsift)?"$/, url) as Error;
+    t.notMatch(error?.message, /pw|s3cr|user[:@]/, 'the credentials are not repeated');
+  }
+  t.equal(readConfig({ PUBLIC_BASE_URL: 'https://x.org/a@b' }).publicBaseUrl, 'https://x.org/a@b', 'an @ in the path is no user name');
   for (const yes of ['TRUE', 'true', '1', 'yes', 'on']) t.equal(readConfig({ TRUST_PROXY: yes }).trustProxy, 1, `${yes}: one proxy in front`);
   for (const no of ['off', 'false', '0', 'no', '']) t.equal(readConfig({ TRUST_PROXY: no }).trustProxy, false, JSON.stringify(no));
   t.equal(readConfig({}).trustProxy, false);

@@ -160,8 +160,10 @@ t.test('kill -9 during a job: after a restart the database is intact, the job is
   t.equal(row?.state, 'interrupted', 'the job is marked interrupted');
   t.equal(row?.status_code, 5003);
   t.ok((row?.lines_read ?? 0) >= 0 && row?.report, 'its progress and report stay in the row');
+  t.ok(row?.progress_at && row.ended_at === row.progress_at, 'it ended at its last snapshot, not at the restart');
   const report = JSON.parse(await readFile(join(varDir, 'jobs', id, 'report.json'), 'utf8')) as { general: Record<string, unknown> };
   t.equal(report.general.status, 5003, 'report.json says the job was interrupted');
+  t.equal(Date.parse(String(report.general['Job-Snapshot-Date'])), Math.floor(Date.parse(row!.ended_at!) / 1000) * 1000, 'and when its counts are from');
   t.equal(report.general['Job-Done'], false);
   t.match(await readFile(join(varDir, 'jobs', id, 'job-traces.log'), 'utf8'), new RegExp(`New job with ID: ${id}`), 'the traces are readable');
   await readFile(join(varDir, 'jobs', id, 'denied-ecs.csv'), 'utf8');

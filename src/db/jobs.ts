@@ -21,6 +21,8 @@ export interface JobRow {
   rejects: string | null;
   report: string | null;
   platforms_version: string | null;
+  /** when the counts and report were last saved (migration 005; null before the first save) */
+  progress_at: string | null;
 }
 
 export interface JobProgress {
@@ -57,15 +59,17 @@ export class JobStore {
   constructor(private readonly db: Db) {
     this.insert = db.prepare(`INSERT INTO jobs (id, state, user_id, owner, created_at, request_headers, platforms_version)
       VALUES (@id, 'running', @userId, @owner, @createdAt, @headers, @platformsVersion)`);
-    this.progress = db.prepare(`UPDATE jobs SET bytes_read = @bytesRead, lines_read = @linesRead, events = @events,
+    this.progress = db.prepare(`UPDATE jobs SET progress_at = @at, bytes_read = @bytesRead, lines_read = @linesRead, events = @events,
       denied = @denied, rejects = @rejects, report = coalesce(@report, report) WHERE id = @id`);
     this.finish = db.prepare(`UPDATE jobs SET state = @state, ended_at = @endedAt, status_code = @statusCode,
       status_message = @statusMessage, bytes_read = @bytesRead, lines_read = @linesRead, events = @events,
       denied = @denied, rejects = @rejects, report = coalesce(@report, report) WHERE id = @id`);
     this.byId = db.prepare('SELECT * FROM jobs WHERE id = ?');
-    this.interrupt = db.prepare(`UPDATE jobs SET state = 'interrupted', ended_at = ?,
+    // A job cut off by its process's end ended, as far as is known, at its last saved snapshot
+    // (its counts are those), not at the next start: the downtime is no job time.
+    this.interrupt = db.prepare(`UPDATE jobs SET state = 'interrupted', ended_at = coalesce(progress_at, created_at),
       status_code = coalesce(status_code, 5003), status_message = coalesce(status_message, '${INTERRUPTED_MESSAGE}')
-      WHERE state = 'running' RETURNING id`).pluck();
+      WHERE state = 'running' RETURNING id, ended_at AS endedAt`);
     // A job that never got an end time (the process died) is aged from its start.
     this.endedBeforeQuery = db.prepare(`SELECT id FROM jobs WHERE state != 'running' AND coalesce(ended_at, created_at) < ?`).pluck();
     this.remove = db.prepare('DELETE FROM jobs WHERE id = ?');
@@ -82,8 +86,8 @@ export class JobStore {
     });
   }
 
-  saveProgress(id: string, p: JobProgress): void {
-    this.progress.run({ id, ...this.counters(p) });
+  saveProgress(id: string, p: JobProgress, at = new Date()): void {
+    this.progress.run({ id, at: at.toISOString(), ...this.counters(p) });
   }
 
   end(id: string, state: Exclude<JobState, 'running'>, p: JobProgress, status?: { code: number; message: string }): void {
@@ -107,9 +111,12 @@ export class JobStore {
     return this.remove.run(id).changes > 0;
   }
 
-  /** At start: jobs left "running" by a previous process were cut off; returns their ids. */
-  markInterrupted(): string[] {
-    return this.interrupt.all(new Date().toISOString()) as string[];
+  /**
+   * At start: jobs left "running" by a previous process were cut off; returns their ids and the
+   * end time given them (their last snapshot's).
+   */
+  markInterrupted(): Array<{ id: string; endedAt: string }> {
+    return this.interrupt.all() as Array<{ id: string; endedAt: string }>;
   }
 
   private counters(p: JobProgress) {

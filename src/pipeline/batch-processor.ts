@@ -257,8 +257,10 @@ function processLine(ctx: JobContext, line: string, out: BatchCollector, wantJso
   const platform = typeof ec.platform === 'string' ? ec.platform : undefined;
   const rtype = typeof ec.rtype === 'string' ? ec.rtype : undefined;
   const mime = typeof ec.mime === 'string' ? ec.mime : undefined;
-  if (spec.cleanOnly) ec._line = line;
   if (ctx.lateLogId) ec.log_id = sha1Hex(line);
+  // the report's first event: every field of the event, and not the line Clean-Only adds below
+  const json = wantJson ? JSON.stringify(ec) : undefined;
+  if (spec.cleanOnly) ec._line = line;
   out.events.push({
     ts: ec.timestamp as number,
     text: ctx.serializer.serialize(ec),
@@ -268,18 +270,12 @@ function processLine(ctx: JobContext, line: string, out: BatchCollector, wantJso
     rtype,
     mime,
     raw: spec.keepRaw ? line : undefined,
-    json: wantJson ? JSON.stringify(withoutInternal(ec)) : undefined,
+    json,
     dupKey: flags.dupKey,
     dupWindow: flags.dupWindow,
     campus: flags.campus,
     pkbMiss: flags.pkbMiss,
   });
-}
-
-function withoutInternal(ec: AccessEvent): AccessEvent {
-  const copy: AccessEvent = {};
-  for (const k in ec) if (!k.startsWith('_')) copy[k] = ec[k];
-  return copy;
 }
 
 /**

@@ -21,3 +21,11 @@ export async function* decodedText(source: AsyncIterable<Uint8Array>, charset: s
 export async function* transcodeToUtf8(source: AsyncIterable<Uint8Array>, charset: string): AsyncIterable<Uint8Array> {
   for await (const text of decodedText(source, charset)) yield Buffer.from(text, 'utf8');
 }
+
+/**
+ * The `charset` parameter of a Content-Type (`text/plain; charset="iso-8859-1"` → `iso-8859-1`):
+ * a request body's and a multipart file's, read alike.
+ */
+export function charsetParameter(contentType: string): string | undefined {
+  return /;\s*charset\s*=\s*"?([^";\s]+)"?/i.exec(contentType)?.[1];
+}

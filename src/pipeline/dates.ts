@@ -161,9 +161,11 @@ function resolveZone(name: string): Zone {
   if (UTC_NAMES.has(trimmed.toLowerCase())) return fixedZone('UTC', 0);
   const fixed = FIXED_OFFSET.exec(trimmed);
   if (fixed) {
-    // the offsets zones have: -12:00 to +14:00
-    if (Number(fixed[2]) > 14 || Number(fixed[3]) > 59) throw new DateFormatError(`time zone offset "${trimmed}" out of range (from -12:00 to +14:00)`);
     const minutes = Number(fixed[2]) * 60 + Number(fixed[3]);
+    // the offsets zones have: -12:00 to +14:00
+    if (Number(fixed[3]) > 59 || minutes > (fixed[1] === '-' ? 12 * 60 : 14 * 60)) {
+      throw new DateFormatError(`time zone offset "${trimmed}" out of range (from -12:00 to +14:00)`);
+    }
     return fixedZone(trimmed, fixed[1] === '-' ? -minutes : minutes);
   }
   return ianaZone(trimmed);
@@ -398,15 +400,16 @@ class StepParser implements DateParser {
   secondStart = -1;
   secondEnd = -1;
 
-  /** the format has a `Z`: otherwise an offset written right after the date is read anyway */
-  private readonly namesOffset: boolean;
-
   constructor(
     private readonly steps: readonly Step[],
     private readonly zone: Zone,
   ) {
-    this.namesOffset = steps.some((s) => s.kind === 'field' && s.field === 'offset');
+    this.lacks = (steps.some((s) => s.kind === 'field' && s.field === 'second') ? 0 : LACKS_SECONDS) |
+      (steps.some((s) => s.kind === 'field' && s.field === 'fraction') ? 0 : LACKS_FRACTION);
   }
+
+  /** which parts of a time the format does not read (LACKS_*): their text is skipped before an offset */
+  private readonly lacks: number;
 
   /**
    * Whether two texts that differ only in their seconds digits are two instants of the same
@@ -438,10 +441,12 @@ class StepParser implements DateParser {
     let epoch: number | undefined;
     let secondStart = -1;
     let secondEnd = -1;
+    let sepStart = 0;
 
     for (let s = 0; s < steps.length; s++) {
       const step = steps[s];
       if (step.kind === 'sep') {
+        sepStart = pos;
         // a sign just before an offset or epoch belongs to it
         const next = steps[s + 1];
         const signed =
@@ -478,7 +483,18 @@ class StepParser implements DateParser {
           pos++;
         }
         const digits = pos - start;
+        if (field === 'fraction') {
+          const from = steps[s - 1]?.kind === 'sep' ? sepStart : start;
+          if (digits === 0 || crossesSignOrSpace(text, from, start)) {
+            // no fraction written (`10:00:03 +0100` read with ss.SSS): what follows is not one
+            pos = from;
+            continue;
+          }
+        }
         if (digits === 0) return undefined;
+        // a full field followed by more digits where the format has a separator is not that field
+        // (`20245` for YYYY): reading on would date the line with the wrong digits
+        if (digits === step.maxDigits && isDigitAt(text, pos) && steps[s + 1]?.kind !== 'field') return undefined;
         switch (field) {
           case 'year':
             // moment reads a 2-digit YYYY as YY
@@ -540,7 +556,7 @@ class StepParser implements DateParser {
           break;
         }
         case 'offset': {
-          const read = readOffset(text, pos);
+          const read = findOffset(text, pos, this.lacks);
           // an absent offset is allowed: the date is then read in the zone
           if (read === undefined) break;
           if (read === null) return undefined;
@@ -559,9 +575,19 @@ class StepParser implements DateParser {
       }
     }
 
-    // A Date-Format without Z over `30/Nov/2012:00:00:11 +0500` would read the date in the default
-    // zone, hours off (the reference does): the offset the line gives is the date's own.
-    if (!this.namesOffset && epoch === undefined && pos < n) offset = trailingOffset(text, pos);
+    // What the format did not read: the date's own offset (a Date-Format without Z over
+    // `30/Nov/2012:00:00:11 +0500` would read the date in the default zone, hours off, as the
+    // reference does), after parts of the time the format lacks (`:11`, `.5`); anything else
+    // means the format does not fit the text (`X` over `2024-10-27 02:30:00`).
+    if (pos < n) {
+      if (epoch !== undefined || offset !== undefined) {
+        if (!onlySpaces(text, pos)) return undefined;
+      } else {
+        const read = trailingOffset(text, pos, this.lacks);
+        if (read === null) return undefined;
+        offset = read;
+      }
+    }
 
     if (epoch !== undefined) {
       if (!(Math.abs(epoch) <= MAX_EPOCH_MS)) return undefined;
@@ -615,18 +641,109 @@ function readOffset(text: string, pos: number): [number, number] | undefined | n
   return [c === 45 ? -total : total, end];
 }
 
+function isDigitAt(text: string, pos: number): boolean {
+  const code = text.charCodeAt(pos);
+  return code >= 48 && code <= 57;
+}
+
+function isSpace(code: number): boolean {
+  return code === 32 || code === 9;
+}
+
+function onlySpaces(text: string, pos: number): boolean {
+  for (let k = pos; k < text.length; k++) if (!isSpace(text.charCodeAt(k))) return false;
+  return true;
+}
+
+/** Whether text[from, to) holds a sign or a space: then it is not what stands before a fraction. */
+function crossesSignOrSpace(text: string, from: number, to: number): boolean {
+  for (let k = from; k < to; k++) {
+    const code = text.charCodeAt(k);
+    if (code === 43 || code === 45 || isSpace(code)) return true;
+  }
+  return false;
+}
+
+const LACKS_SECONDS = 1;
+const LACKS_FRACTION = 2;
+
 /**
- * What follows the date, when it is an offset alone (`Z`, `±HHMM`, `±HH:MM`, spaces around):
- * its minutes; undefined for anything else, which stays ignored.
+ * Past the parts of a time that the format lacks (`lacks`, LACKS_* bits): seconds after HH:mm
+ * (`:00`), a fraction (`.250`, `,5`), or the digits alone where the format's separator took the
+ * `:` or `.`; then spaces.
  */
-function trailingOffset(text: string, pos: number): number | undefined {
+function skipTimeRest(text: string, pos: number, lacks: number): number {
   const n = text.length;
   let p = pos;
-  while (p < n && text.charCodeAt(p) === 32) p++;
-  const read = readOffset(text, p);
-  if (!read || (read[1] - p !== 1 && read[1] - p < 5)) return undefined;
-  for (let k = read[1]; k < n; k++) if (text.charCodeAt(k) !== 32) return undefined;
+  if (lacks !== 0 && isDigitAt(text, p)) {
+    while (isDigitAt(text, p)) p++;
+    // the digits were the seconds: a fraction may follow
+    if (lacks === (LACKS_SECONDS | LACKS_FRACTION)) p = skipDigitsAfter(text, p, 46, 44);
+  } else {
+    if (lacks & LACKS_SECONDS) p = skipDigitsAfter(text, p, 58, 58);
+    if (lacks & LACKS_FRACTION) p = skipDigitsAfter(text, p, 46, 44);
+  }
+  while (p < n && isSpace(text.charCodeAt(p))) p++;
+  return p;
+}
+
+/** Past `c` then digits, where `c` is one of two characters and digits follow it. */
+function skipDigitsAfter(text: string, pos: number, c1: number, c2: number): number {
+  const code = text.charCodeAt(pos);
+  if ((code !== c1 && code !== c2) || !isDigitAt(text, pos + 1)) return pos;
+  let p = pos + 1;
+  while (isDigitAt(text, p)) p++;
+  return p;
+}
+
+/**
+ * The offset a `Z` token reads at pos, past what of the time the format does not read
+ * (`10:00:03.5 +0000` with `HH:mm:ss Z`): [minutes, end]; undefined when the text ends with no
+ * offset (the date is then read in the zone); null for anything else where the offset should
+ * stand (`CET`, `+x`), which would otherwise be dropped silently.
+ */
+function findOffset(text: string, pos: number, lacks: number): [number, number] | undefined | null {
+  const p = skipTimeRest(text, pos, lacks);
+  if (p >= text.length) return undefined;
+  return readOffsetOrUtc(text, p);
+}
+
+/**
+ * What follows the date, when it is an offset (`Z`, `±HH`, `±HHMM`, `±HH:MM`, `GMT`, `UTC`), maybe
+ * after parts of the time the format lacks, spaces around: its minutes; undefined for nothing but
+ * spaces; null for anything else.
+ */
+function trailingOffset(text: string, pos: number, lacks: number): number | undefined | null {
+  const p = skipTimeRest(text, pos, lacks);
+  if (p >= text.length) return undefined;
+  if (p === pos && isDigitAt(text, pos)) return null;
+  const read = readOffsetOrUtc(text, p);
+  if (!read || !onlySpaces(text, read[1])) return null;
   return read[0];
+}
+
+/** `GMT` or `UTC`, any case, at pos (char codes: no string made on the way). */
+function isUtcWord(text: string, pos: number): boolean {
+  const a = text.charCodeAt(pos) | 0x20;
+  const b = text.charCodeAt(pos + 1) | 0x20;
+  const c = text.charCodeAt(pos + 2) | 0x20;
+  return (a === 103 && b === 109 && c === 116) || (a === 117 && b === 116 && c === 99);
+}
+
+/**
+ * `±HH[:MM]`, `Z`, or `GMT`/`UTC` (any case, maybe followed by an offset: `GMT+02:00`) at pos →
+ * [minutes, end]; null when there is none, or the word goes on (`Zulu`, `UTCX`).
+ */
+function readOffsetOrUtc(text: string, pos: number): [number, number] | null {
+  let p = pos;
+  if (isUtcWord(text, p)) {
+    p += 3;
+    const c = text.charCodeAt(p);
+    if (c !== 43 && c !== 45) return isLetterCode(c) || isDigitAt(text, p) ? null : [0, p];
+  }
+  const read = readOffset(text, p);
+  if (!read || isLetterCode(text.charCodeAt(read[1])) || isDigitAt(text, read[1])) return null;
+  return read;
 }
 
 /** `[+-]digits[.digits]` at pos → [value, end]. */
@@ -647,8 +764,9 @@ function readNumber(text: string, pos: number): [number, number] | undefined {
 /**
  * Compiles a moment-style date format (tokens YYYY YY M MM MMM MMMM D DD Do ddd dddd H HH h hh A a
  * m mm s ss S… Z ZZ X x, and [literal]). Separators are not strict: one in the format accepts any
- * run of characters that are neither letters nor digits. A trailing `Z` is optional; dates without
- * an offset are read in `defaultZone` (default UTC; an IANA name, `local`, or `+HH:MM`).
+ * run of characters that are neither letters nor digits. `Z` and `S…` are optional; an offset
+ * (or GMT, UTC) is read wherever it stands after the time; dates without one are read in
+ * `defaultZone` (default UTC; an IANA name, `local`, or `+HH:MM`). The text must be used up.
  * Throws DateFormatError on an unusable format.
  */
 export function compileDateFormat(format: string, defaultZone = 'UTC'): DateParser {
@@ -806,12 +924,15 @@ interface MinuteCache {
 
 /**
  * The timer of CSV events (reference 2.7): `timestamp` or `epoch` when there, else `datetime` in
- * ISO 8601, its date and time parted by `T` or by a space, with or without seconds' fractions and
- * an offset (the default zone's then).
+ * ISO 8601, its date and time parted by `T` or by a space, with or without seconds, seconds'
+ * fractions and an offset (the default zone's then); a date alone is its midnight in that zone.
  */
 export function makeIsoEventTimer(defaultZone: string): (fields: Record<string, string | undefined>) => EventTime | undefined {
   const withT = makeEventTimer('YYYY-MM-DDTHH:mm:ssZ', defaultZone);
   const withSpace = makeEventTimer('YYYY-MM-DD HH:mm:ssZ', defaultZone);
+  const minutesT = makeEventTimer('YYYY-MM-DDTHH:mmZ', defaultZone);
+  const minutesSpace = makeEventTimer('YYYY-MM-DD HH:mmZ', defaultZone);
+  const dateOnly = makeEventTimer('YYYY-MM-DD', defaultZone);
   return (fields) => {
     const datetime = fields.datetime;
     if (datetime === undefined) return withT(fields);
@@ -819,7 +940,11 @@ export function makeIsoEventTimer(defaultZone: string): (fields: Record<string, 
     // after them was lost (the date read in the default zone, hours off)
     const plain = isoWithoutFraction(datetime);
     const read = plain === datetime ? fields : { ...fields, datetime: plain };
-    return plain.charCodeAt(10) === 32 ? withSpace(read) : withT(read);
+    if (plain.length === 10) return dateOnly(read);
+    const space = plain.charCodeAt(10) === 32;
+    // `2024-10-27T02:30`, maybe with an offset: no seconds
+    if (plain.length >= 16 && plain.charCodeAt(16) !== 58) return space ? minutesSpace(read) : minutesT(read);
+    return space ? withSpace(read) : withT(read);
   };
 }
 

@@ -1,4 +1,5 @@
 import { StatusError } from '../status-codes.js';
+import { booleanHeader, header, type RequestHeaders } from './job-headers.js';
 import type { EventRecord } from './job-spec.js';
 import type { SequentialSink, SequentialStage } from './sequential.js';
 import type { ReportSection } from './job-report.js';
@@ -46,12 +47,9 @@ function seconds(name: string, value: string): number {
 }
 
 /** Reads the Double-Click-* headers (names lower-cased, as Node gives them). */
-export function readDoubleClickOptions(headers: Readonly<Record<string, string | string[] | undefined>>): DoubleClickOptions {
-  const get = (name: string): string | undefined => {
-    const v = headers[`double-click-${name}`];
-    return Array.isArray(v) ? v.join(', ') : v;
-  };
-  const enabled = get('removal')?.trim().toLowerCase() !== 'false';
+export function readDoubleClickOptions(headers: RequestHeaders): DoubleClickOptions {
+  const get = (name: string): string | undefined => header(headers, `double-click-${name}`);
+  const enabled = booleanHeader(headers, 'double-click-removal', true, 4031);
   const modeRaw = get('mode')?.trim().toLowerCase() || 'ezpaarse';
   if (modeRaw !== 'ezpaarse' && modeRaw !== 'counter5') {
     throw new StatusError(4031, `Double-Click-Mode: expected ezpaarse or counter5, got ${JSON.stringify(get('mode'))}`);
@@ -67,7 +65,7 @@ export function readDoubleClickOptions(headers: Readonly<Record<string, string |
     const suffix = name.slice('double-click-'.length);
     if (NOT_WINDOWS.has(suffix)) continue;
     if (!/^[a-z0-9]+$/.test(suffix)) throw new StatusError(4031, `${name}: a window's name is letters and digits (Double-Click-<type>: seconds)`);
-    windows[suffix] = seconds(name, Array.isArray(value) ? value[0] : value);
+    windows[suffix] = seconds(name, header(headers, name) ?? '');
   }
   const mixedRaw = get('mixed');
   const mixed = mixedRaw === undefined || mixedRaw.trim() === '' ? 0 : seconds('Double-Click-MIXED', mixedRaw);
@@ -109,7 +107,8 @@ export function doubleClickKey(ec: Readonly<Record<string, unknown>>, o: DoubleC
   let user: string | undefined;
   for (const letter of o.strategy) {
     const v = ec[o.fields[letter as 'C' | 'L' | 'I']];
-    if (v !== undefined && v !== '') {
+    // a field is a string or a number: a name like `constructor` finds Object's, not a field
+    if ((typeof v === 'string' && v !== '') || typeof v === 'number') {
       user = `${letter}:${String(v)}`;
       break;
     }

@@ -67,11 +67,15 @@ async function endResultFile(dir: string, headers: RequestHeaders): Promise<Trac
 /**
  * A job cut off by the end of its process (kill -9, power loss), found at the next start: its
  * report, result file and traces say so, as those of a job stopped by a shutdown do. A folder
- * that is gone, or a file that cannot be read, is left as it is.
+ * that is gone, or a file that cannot be read, is left as it is. `snapshotAt` (ISO time): when its
+ * counts were last saved, the end time its row got; its report and traces say the counts are those.
  */
-export async function endInterruptedJob(dir: string, headers: RequestHeaders): Promise<void> {
-  await markReportInterrupted(join(dir, REPORT_FILE));
+export async function endInterruptedJob(dir: string, headers: RequestHeaders, snapshotAt?: string): Promise<void> {
+  await markReportInterrupted(join(dir, REPORT_FILE), snapshotAt);
   const lines: TraceNote[] = [{ level: 'error', msg: `Job interrupted: ${INTERRUPTED_CODE} ${INTERRUPTED_MESSAGE} (found at the service's next start)` }];
+  if (snapshotAt) {
+    lines.push({ level: 'warn', msg: `The job's counts (report, duration) are those of its last snapshot, saved at ${snapshotAt}: what it did after that until the service stopped is not counted` });
+  }
   try {
     lines.push(...(await endResultFile(dir, headers)));
   } catch (err) {

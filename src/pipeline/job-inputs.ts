@@ -1,10 +1,12 @@
 import type { IncomingMessage } from 'node:http';
-import { finished as streamEnded, type Readable } from 'node:stream';
+import { finished as streamEnded, Transform, type Readable } from 'node:stream';
 import { createGunzip, createInflate, type Gunzip, type Inflate } from 'node:zlib';
 import busboy from 'busboy';
+import iconv from 'iconv-lite';
 import { StatusError } from '../status-codes.js';
 import type { JobInput } from './job-runner.js';
 import { untilAborted } from '../until-aborted.js';
+import { charsetParameter } from './charsets.js';
 
 /** Content types that mean a gzip file (reference 1.2). */
 export const GZIP_TYPES = new Set([
@@ -218,7 +220,7 @@ export function requestInputs(req: IncomingMessage, contentEncoding: 'gzip' | 'd
   const meter = new UploadMeter(limits.maxUploadBytes ?? 0);
   const maxRatio = limits.maxInflateRatio ?? 0;
   const type = mediaType(req.headers['content-type']);
-  if (type === 'multipart/form-data') return multipartInputs(req, contentEncoding, meter, maxRatio);
+  if (type === 'multipart/form-data') return multipartInputs(req, contentEncoding, meter, maxRatio, req.headers['request-charset'] === undefined);
   const compression = contentEncoding ?? (GZIP_TYPES.has(type) ? 'gzip' : undefined);
   const csv = CSV_TYPES.has(type);
   return (async function* () {
@@ -226,10 +228,117 @@ export function requestInputs(req: IncomingMessage, contentEncoding: 'gzip' | 'd
   })();
 }
 
+/** The longest part header block read for its charset (busboy's own limit is larger: past this, none). */
+const MAX_PART_HEADER_BYTES = 16 * 1024;
+
+/**
+ * The `charset` of each file part's Content-Type (undefined: none), in upload order. Busboy tells a
+ * file's media type without its parameters, so the part headers are read here as the body passes
+ * on to busboy: a part is a file, as busboy counts them, when its Content-Disposition has a file
+ * name or its type is application/octet-stream. Each chunk is scanned before busboy gets it, so a
+ * file's entry is there when busboy reports the file.
+ */
+export class PartCharsets extends Transform {
+  /** one entry per file part seen, taken by `next()` as busboy reports the files */
+  private readonly charsets: (string | undefined)[] = [];
+  private readonly delimiter: Buffer;
+  /** the end of the text before this chunk, for a delimiter or a header block cut between chunks */
+  private carry: Buffer = Buffer.alloc(0);
+  private inHeaders = false;
+  /** the closing delimiter was seen */
+  private lastSeen = false;
+
+  constructor(boundary: string) {
+    super();
+    this.delimiter = Buffer.from(`\r\n--${boundary}`, 'latin1');
+    // the first delimiter may open the body without the CRLF before it
+    this.carry = Buffer.from('\r\n', 'latin1');
+  }
+
+  /** The charset of the next file busboy reports. */
+  next(): string | undefined {
+    return this.charsets.shift();
+  }
+
+  override _transform(chunk: Buffer, _encoding: BufferEncoding, done: (err?: Error | null, data?: Buffer) => void): void {
+    this.scan(Buffer.concat([this.carry, chunk]));
+    done(null, chunk);
+  }
+
+  private scan(text: Buffer): void {
+    let at = 0;
+    for (;;) {
+      if (this.inHeaders) {
+        const end = text.indexOf('\r\n\r\n', at, 'latin1');
+        if (end < 0) {
+          // a header block too long to be read: it is left out, as a part without charset
+          if (text.length - at > MAX_PART_HEADER_BYTES) this.endHeaders(undefined);
+          else {
+            this.carry = text.subarray(at);
+            return;
+          }
+          at = text.length;
+          continue;
+        }
+        this.endHeaders(text.subarray(at, end).toString('latin1'));
+        at = end + 4;
+        continue;
+      }
+      if (this.lastSeen) return;
+      const found = text.indexOf(this.delimiter, at);
+      if (found < 0) {
+        this.carry = text.subarray(Math.max(at, text.length - this.delimiter.length));
+        return;
+      }
+      // after the delimiter: the rest of its line (`--` closes the body), then the part's headers
+      const lineEnd = text.indexOf('\r\n', found + this.delimiter.length, 'latin1');
+      if (lineEnd < 0) {
+        this.carry = text.subarray(found);
+        return;
+      }
+      if (text.subarray(found + this.delimiter.length, found + this.delimiter.length + 2).toString('latin1') === '--') {
+        this.lastSeen = true;
+        return;
+      }
+      at = lineEnd + 2;
+      this.inHeaders = true;
+      // the header block may be empty: the blank line right after the delimiter's
+      if (text.subarray(at, at + 2).toString('latin1') === '\r\n') {
+        this.endHeaders('');
+        at += 2;
+      }
+    }
+  }
+
+  private endHeaders(block: string | undefined): void {
+    this.inHeaders = false;
+    if (block === undefined) {
+      this.charsets.push(undefined);
+      return;
+    }
+    const headers = new Map<string, string>();
+    for (const line of block.split('\r\n')) {
+      const colon = line.indexOf(':');
+      if (colon > 0) headers.set(line.slice(0, colon).trim().toLowerCase(), line.slice(colon + 1).trim());
+    }
+    const disposition = headers.get('content-disposition') ?? '';
+    const type = headers.get('content-type');
+    if (!/;\s*filename\*?\s*=/i.test(disposition) && mediaType(type) !== 'application/octet-stream') return;
+    this.charsets.push(type === undefined ? undefined : charsetParameter(type));
+  }
+}
+
+/** The boundary of a multipart Content-Type. */
+function boundaryOf(contentType: string | undefined): string | undefined {
+  return /;\s*boundary\s*=\s*(?:"([^"]+)"|([^;\s]+))/i.exec(contentType ?? '')?.slice(1).find((b) => b !== undefined);
+}
+
 interface FilePart {
   readonly name: string;
   readonly stream: Readable;
   readonly mime: string;
+  /** the charset its Content-Type names */
+  readonly charset: string | undefined;
 }
 
 /**
@@ -249,7 +358,7 @@ async function* failingAs(failure: () => Error | undefined, bytes: AsyncIterable
  * Multipart files in upload order. Busboy hands out the next file only once the current one has
  * been read, so the files go through the job one after the other without being buffered.
  */
-async function* multipartInputs(req: IncomingMessage, contentEncoding: 'gzip' | 'deflate' | undefined, meter: UploadMeter, maxRatio: number): AsyncIterable<JobInput> {
+async function* multipartInputs(req: IncomingMessage, contentEncoding: 'gzip' | 'deflate' | undefined, meter: UploadMeter, maxRatio: number, partCharsets: boolean): AsyncIterable<JobInput> {
   let bb: busboy.Busboy;
   try {
     // file names as browsers and curl send them: UTF-8 (busboy's default reads them as Latin-1)
@@ -258,6 +367,9 @@ async function* multipartInputs(req: IncomingMessage, contentEncoding: 'gzip' | 
     throw new StatusError(4007, (err as Error).message);
   }
   const parts: FilePart[] = [];
+  // without Request-Charset, a file's Content-Type charset decodes it (as a plain body's does)
+  const boundary = boundaryOf(req.headers['content-type']);
+  const charsets = partCharsets && boundary !== undefined ? new PartCharsets(boundary) : undefined;
   let finished = false;
   let failure: Error | undefined;
   let wake: (() => void) | undefined;
@@ -266,7 +378,7 @@ async function* multipartInputs(req: IncomingMessage, contentEncoding: 'gzip' | 
   bb.on('file', (_field, stream, info) => {
     // Busboy also reports a broken body on the file's stream: never leave that unheard.
     stream.on('error', (err) => { failure ??= new StatusError(4007, err.message); signal(); });
-    parts.push({ name: info.filename === undefined ? 'N/A' : visibleText(info.filename), stream, mime: info.mimeType });
+    parts.push({ name: info.filename === undefined ? 'N/A' : visibleText(info.filename), stream, mime: info.mimeType, charset: charsets?.next() });
     signal();
   });
   bb.on('close', () => { finished = true; signal(); });
@@ -282,6 +394,7 @@ async function* multipartInputs(req: IncomingMessage, contentEncoding: 'gzip' | 
   const stopMetering = meter.watch(req, fail);
   // HTTP's Content-Encoding is the whole body's: busboy reads what it decompresses to
   const inflater = contentEncoding && createInflater(contentEncoding);
+  const source = inflater ? req.pipe(inflater) : req;
   if (inflater) {
     inflater.on('error', (err) => fail(inflateError(err, contentEncoding!, 'the request body')));
     const guard = new InflateGuard(inflater, maxRatio, `the request body, read as ${contentEncoding},`);
@@ -295,10 +408,9 @@ async function* multipartInputs(req: IncomingMessage, contentEncoding: 'gzip' | 
       }
     };
     inflater.on('data', onData);
-    req.pipe(inflater).pipe(bb);
-  } else {
-    req.pipe(bb);
   }
+  if (charsets) source.pipe(charsets).pipe(bb);
+  else source.pipe(bb);
   try {
     for (;;) {
       if (failure) throw failure;
@@ -307,7 +419,10 @@ async function* multipartInputs(req: IncomingMessage, contentEncoding: 'gzip' | 
         const gz = GZIP_TYPES.has(part.mime.toLowerCase()) || /\.gz$/i.test(part.name);
         const csv = CSV_TYPES.has(mediaType(part.mime)) || /\.csv(?:\.gz)?$/i.test(part.name);
         reading = part.stream;
-        yield { name: part.name, bytes: failingAs(() => failure, decompressed(part.stream, gz ? 'gzip' : undefined, `the file ${part.name}`, maxRatio)), csv };
+        if (part.charset !== undefined && !iconv.encodingExists(part.charset)) {
+          throw new StatusError(4015, `the charset of the file ${part.name}'s Content-Type: ${JSON.stringify(part.charset)} (known charsets: utf-8, iso-8859-1, windows-1252…)`);
+        }
+        yield { name: part.name, bytes: failingAs(() => failure, decompressed(part.stream, gz ? 'gzip' : undefined, `the file ${part.name}`, maxRatio)), csv, charset: part.charset };
         reading = undefined;
         part.stream.resume(); // whatever the job did not read, so that busboy goes on
         continue;
@@ -318,12 +433,16 @@ async function* multipartInputs(req: IncomingMessage, contentEncoding: 'gzip' | 
   } finally {
     stopWatching();
     stopMetering();
+    if (charsets) {
+      source.unpipe(charsets);
+      charsets.unpipe(bb);
+      charsets.destroy();
+    } else {
+      source.unpipe(bb);
+    }
     if (inflater) {
       req.unpipe(inflater);
-      inflater.unpipe(bb);
       inflater.destroy();
-    } else {
-      req.unpipe(bb);
     }
   }
 }

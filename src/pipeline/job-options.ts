@@ -16,11 +16,12 @@ import { readDisableFilters, type ExclusionSwitches } from './stages/exclusions.
 import { DEFAULT_MIDDLEWARES, isBuiltinMiddleware, resolveMiddlewares } from './middlewares.js';
 import { readDoubleClickOptions, type DoubleClickOptions } from './double-clicks.js';
 import { readChronologyTolerance } from './chronology.js';
+import { charsetParameter } from './charsets.js';
 import { ExtractError, parseExtract, type ExtractSpec } from './stages/cut.js';
 import type { MiddlewareModule } from '../resources/middlewares.js';
+import { booleanHeader, header, recordedValue, type RequestHeaders } from './job-headers.js';
 
-/** Request headers as Node gives them: lower-cased names. */
-export type RequestHeaders = Readonly<Record<string, string | string[] | undefined>>;
+export { header, utf8Header, type RequestHeaders } from './job-headers.js';
 
 /** Geolocation fields (reference table of the Geoip header); the first three are the default columns. */
 export const GEOIP_FIELDS = ['geoip-country', 'geoip-latitude', 'geoip-longitude', 'geoip-host', 'geoip-region', 'geoip-city', 'geoip-coordinates'] as const;
@@ -87,29 +88,6 @@ export interface JobOptions {
   readonly headers: Readonly<Record<string, string>>;
 }
 
-/** One value of a header (repeated headers are joined with commas, as HTTP allows). */
-export function header(headers: RequestHeaders, name: string): string | undefined {
-  const v = headers[name.toLowerCase()];
-  if (v === undefined) return undefined;
-  return utf8Header(Array.isArray(v) ? v.join(', ') : v);
-}
-
-/**
- * Node reads a header's bytes as Latin-1; clients (curl, scripts) send UTF-8. Bytes that form
- * UTF-8 are read as such (`Output-Fields: +café`, a user agent, a salt); anything else stays as it
- * came, as do values already decoded (predefined settings, defaults).
- */
-export function utf8Header(value: string): string {
-  if (!/[\x80-\xff]/.test(value) || /[^\x00-\xff]/.test(value)) return value;
-  const decoded = Buffer.from(value, 'latin1').toString('utf8');
-  return decoded.includes('\ufffd') ? value : decoded;
-}
-
-function flag(value: string | undefined, fallback: boolean): boolean {
-  if (value === undefined || value.trim() === '') return fallback;
-  return value.trim().toLowerCase() === 'true';
-}
-
 /** Checked even when the chain has no `cut`: a setting written for another chain still gets its mistakes shown. */
 function readExtract(value: string | undefined): ExtractSpec | undefined {
   if (value === undefined || value.trim() === '') return undefined;
@@ -156,8 +134,7 @@ function readCharset(value: string | undefined, code: 4015 | 4016, name: string)
 function bodyCharset(headers: RequestHeaders): string | undefined {
   const type = header(headers, 'content-type');
   if (type === undefined || /^\s*multipart\//i.test(type)) return undefined;
-  const m = /;\s*charset\s*=\s*"?([^";\s]+)"?/i.exec(type);
-  return m?.[1];
+  return charsetParameter(type);
 }
 
 function readContentEncoding(value: string | undefined): 'gzip' | 'deflate' | undefined {
@@ -170,7 +147,7 @@ function readContentEncoding(value: string | undefined): 'gzip' | 'deflate' | un
 
 function readStatusFilter(headers: RequestHeaders): StatusFilter {
   const raw = header(headers, 'ezpaarse-filter-status')?.trim();
-  const redirects = flag(header(headers, 'ezpaarse-filter-redirects'), true);
+  const redirects = booleanHeader(headers, 'ezpaarse-filter-redirects', true);
   if (!raw || raw.toLowerCase() === 'true') return { mode: 'default', redirects };
   if (raw.toLowerCase() === 'false') return { mode: 'off' };
   const codes = raw.split(',').map((c) => c.trim()).filter(Boolean);
@@ -227,8 +204,8 @@ export function recordedHeaders(headers: RequestHeaders): Record<string, string>
   const seen: Record<string, string> = {};
   for (const name of Object.keys(headers)) {
     if (SECRET_HEADERS.has(name)) continue;
-    const v = header(headers, name);
-    if (v !== undefined) seen[name] = v;
+    const v = headers[name];
+    if (v !== undefined) seen[name] = recordedValue(v);
   }
   return seen;
 }
@@ -243,9 +220,20 @@ function readNotifications(value: string | undefined): string[] {
   });
 }
 
+/**
+ * Unmatched lines are looked at one by one on the main thread and each gets a trace line: past
+ * this many, a log that is not one has had every chance.
+ */
+export const MAX_PARSE_ATTEMPTS = 100_000;
+
 function readMaxParseAttempts(value: string | undefined): number {
-  const n = Number.parseInt(value ?? '', 10);
-  return Number.isFinite(n) && n > 0 ? n : 10;
+  const v = value?.trim();
+  if (!v) return 10;
+  const n = /^\d+$/.test(v) ? Number(v) : NaN;
+  if (!(n >= 1 && n <= MAX_PARSE_ATTEMPTS)) {
+    throw new StatusError(4032, `Max-Parse-Attempts: expected a whole number from 1 to ${MAX_PARSE_ATTEMPTS}, got ${JSON.stringify(value)}`);
+  }
+  return n;
 }
 
 function list(value: string | undefined): string[] | undefined {
@@ -306,13 +294,22 @@ function readChain(
   return { middlewares, stageFields };
 }
 
+/** Clean-Only as recorded: a job recorded before the value was checked read anything else as false. */
+function recordedCleanOnly(headers: RequestHeaders): boolean {
+  try {
+    return booleanHeader(headers, 'clean-only', false);
+  } catch {
+    return false;
+  }
+}
+
 /**
  * The result's format and encoding as a job's headers ask for them: also read back from a job row's
  * recorded headers, to end the result file of a job cut off by a crash as the job would have.
  */
 export function readOutputSettings(headers: RequestHeaders): { output: OutputFormat; responseEncoding: ResponseEncoding } {
   return {
-    output: negotiateOutput(header(headers, 'accept'), flag(header(headers, 'clean-only'), false)),
+    output: negotiateOutput(header(headers, 'accept'), recordedCleanOnly(headers)),
     responseEncoding: parseResponseEncoding(header(headers, 'response-charset'), header(headers, 'response-encoding')),
   };
 }
@@ -335,7 +332,7 @@ export function readJobOptions(headers: RequestHeaders, ctx: OptionsContext): Jo
     if (err instanceof DateFormatError) throw new StatusError(4028, `Date-Format: ${err.message}`);
     throw err;
   }
-  const cleanOnly = flag(header(headers, 'clean-only'), false);
+  const cleanOnly = booleanHeader(headers, 'clean-only', false);
   const output = negotiateOutput(header(headers, 'accept'), cleanOnly);
   const outputFields = parseOutputFields(header(headers, 'output-fields'));
   const geoip = readGeoip(header(headers, 'geoip'));
@@ -381,7 +378,7 @@ export function readJobOptions(headers: RequestHeaders, ctx: OptionsContext): Jo
     status: readStatusFilter(headers),
     forceParser,
     filterPlatforms,
-    allowWildcards: header(headers, 'allow-domain-wildcards')?.trim() === 'true',
+    allowWildcards: booleanHeader(headers, 'allow-domain-wildcards', false),
     forcePublisher: header(headers, 'force-ecfield-publisher')?.trim() || undefined,
     rejectFiles: readRejectFiles(header(headers, 'reject-files')),
     tracesLevel: readTraceLevel(header(headers, 'traces-level')),
@@ -393,7 +390,7 @@ export function readJobOptions(headers: RequestHeaders, ctx: OptionsContext): Jo
     headers: seen,
     middlewares: chain.middlewares,
     exclusions: readDisableFilters(header(headers, 'disable-filters')),
-    enrich: header(headers, 'ezpaarse-enrich')?.trim().toLowerCase() !== 'false',
+    enrich: booleanHeader(headers, 'ezpaarse-enrich', true),
     extract: chain.middlewares.includes('cut') ? extract : undefined,
     // Clean-Only writes lines, not events: no double clicks, no chronology (reference 3.5)
     doubleClick: { ...doubleClick, enabled: doubleClick.enabled && !cleanOnly && chain.middlewares.includes('deduplicator') },

@@ -22,14 +22,23 @@ export const LOST_LINE_CATEGORIES: readonly RejectCategory[] = REJECT_CATEGORIES
 
 export type ReportValue = string | number | boolean | null;
 export type ReportSection = Record<string, ReportValue>;
-/** The report as written to report.json: sections in order of creation, each a flat key → value map. */
+/** The report as written to report.json: sections in SECTION_ORDER, each a flat key → value map. */
 export type ReportData = Record<string, ReportSection>;
 
 /**
- * A job's report. Sections keep the order in which they were first named (general, rejets,
- * stats, then whatever the job adds: files, first_event, alerts, a stage's own section such as
- * `dedoublonnage`). A part of the pipeline with counters of its own either writes them as they
- * change (`set`, `increment`) or registers `onRefresh` to copy them in before each write.
+ * The order of the report's sections in report.json (README, "The report"), whatever the order
+ * the job names them in (it knows its files and notifications first). A section not listed
+ * comes after these, in the order it was first named.
+ */
+export const SECTION_ORDER: readonly string[] = [
+  'general', 'rejets', 'stats', 'headers', 'dedoublonnage', 'first_event', 'platform-versions', 'alerts', 'files', 'notifications',
+];
+
+/**
+ * A job's report. Sections are written in SECTION_ORDER (general, rejets and stats always; the
+ * others once named: files, first_event, alerts, a stage's own section such as `dedoublonnage`).
+ * A part of the pipeline with counters of its own either writes them as they change (`set`,
+ * `increment`) or registers `onRefresh` to copy them in before each write.
  */
 export class JobReport {
   private readonly data: ReportData = {};
@@ -63,7 +72,7 @@ export class JobReport {
     return this.data.stats;
   }
 
-  /** A section, created empty after the existing ones the first time it is named. */
+  /** A section, created empty the first time it is named. */
   section(name: string): ReportSection {
     return (this.data[name] ??= {});
   }
@@ -104,8 +113,12 @@ export class JobReport {
     for (const fn of this.contributors) fn(this);
   }
 
+  /** The sections in SECTION_ORDER (the same objects, not copies). */
   toJSON(): ReportData {
-    return this.data;
+    const ordered: ReportData = {};
+    for (const name of SECTION_ORDER) if (name in this.data) ordered[name] = this.data[name];
+    for (const name of Object.keys(this.data)) ordered[name] ??= this.data[name];
+    return ordered;
   }
 }
 
@@ -156,12 +169,14 @@ export function localIso(date: Date): string {
 
 /**
  * The report of a job cut off by the end of its process (kill -9, power loss): marked with the
- * status the job row gets, written aside then renamed. A missing or unreadable file is left alone.
+ * status the job row gets, and with `Job-Snapshot-Date`, the time of the snapshot its counts are
+ * (`snapshotAt`, ISO), written aside then renamed. A missing or unreadable file is left alone.
  */
-export async function markReportInterrupted(file: string): Promise<void> {
+export async function markReportInterrupted(file: string, snapshotAt?: string): Promise<void> {
   try {
     const report = JSON.parse(await readFile(file, 'utf8')) as ReportData;
-    report.general = { ...report.general, 'Job-Done': false, status: 5003, 'status-message': INTERRUPTED_MESSAGE };
+    const snapshot: ReportSection = snapshotAt ? { 'Job-Snapshot-Date': localIso(new Date(snapshotAt)) } : {};
+    report.general = { ...report.general, 'Job-Done': false, status: 5003, 'status-message': INTERRUPTED_MESSAGE, ...snapshot };
     await writeFile(`${file}.interrupted.tmp`, JSON.stringify(report, null, 2));
     await rename(`${file}.interrupted.tmp`, file);
   } catch {

@@ -23,7 +23,7 @@ import { breakable, mediaType } from './job-inputs.js';
 import { RejectFiles } from './reject-files.js';
 import { unpackEvents } from './packed-events.js';
 import { sequentialStages, type SequentialSink, type SequentialStage } from './sequential.js';
-import { createJobTraces, type JobTraces } from './job-traces.js';
+import { countsLine, createJobTraces, linePlace, type JobTraces } from './job-traces.js';
 import { accountedLines, formatDuration, JobReport, localIso, rejectionRate, REJECT_COUNTERS, type ReportSection } from './job-report.js';
 import { DomainTally, unknownDomainAlerts } from './job-alerts.js';
 import { deniedFileName, jobDir, jobUrls, REPORT_FILE, TRACES_FILE, type JobUrls } from './job-files.js';
@@ -37,6 +37,8 @@ export interface JobInput {
   readonly bytes: AsyncIterable<Uint8Array>;
   /** a CSV file of events (re-injection), not log lines */
   readonly csv?: boolean;
+  /** its own charset (a multipart file's Content-Type, without Request-Charset): else the job's */
+  readonly charset?: string;
 }
 
 export interface JobDeps {
@@ -119,6 +121,11 @@ export class Job {
   /** a multipart upload's files: the first batch of each, and its name (for the time-order warning) */
   private readonly parts: Array<{ firstSeq: number; name: string }> = [];
   private handlingPart = -1;
+  /**
+   * The input being read (a multipart upload's file: its number and name), and the number of its
+   * line the gate looks at: the traces point at a line of its own file, not across the files.
+   */
+  private reading: { file?: { index: number; name: string }; line: number } = { line: 0 };
   /** the file being handled has given no event yet */
   private partStarting = false;
   /** the latest time of the events handled so far (Unix seconds) */
@@ -273,15 +280,17 @@ export class Job {
         part++;
         if (input.name !== undefined) this.report.set('files', String(part), input.name);
         this.parts.push({ firstSeq: this.seq, name: input.name ?? 'the request body' });
+        this.reading = { file: input.name === undefined ? undefined : { index: part, name: input.name }, line: 0 };
         const what = input.name === undefined ? 'the request body' : `file ${part}: ${input.name}`;
-        this.traces.info(`Reading ${what}${input.csv ? ' as a CSV file of events' : ''}`);
+        this.traces.info(`Reading ${what}${input.csv ? ' as a CSV file of events' : ''}${input.charset !== undefined ? ` in ${input.charset}` : ''}`);
         const kind = input.csv ? 'csv' : 'log';
         if (this.inputKind !== undefined && this.inputKind !== kind) {
           throw new StatusError(4003, `${what} holds ${input.csv ? 'CSV events (its name or type says CSV)' : 'log lines'}, and the files before it ${input.csv ? 'log lines' : 'CSV events'}: send them as separate jobs`);
         }
         this.inputKind = kind;
         const bytes = this.countBytes(breakable(input.bytes, this.inputBreak.signal));
-        const batches = lineBatches(input.csv ? this.csvLines(bytes) : this.batchBytes(bytes), {
+        const charset = input.charset ?? this.options.requestCharset;
+        const batches = lineBatches(input.csv ? this.csvLines(bytes, charset) : this.batchBytes(bytes, charset), {
           batchBytes: this.deps.config.pool.batchBytes,
           firstBatchBytes: this.deps.config.pool.firstBatchBytes,
           maxLineBytes: this.deps.config.limits.maxLineBytes,
@@ -347,9 +356,9 @@ export class Job {
    * A CSV input's rows as lines for the workers (formats/csv-events). Its header row starts the
    * parsing; a later CSV file of the job keeps the first one's columns in the output.
    */
-  private csvLines(bytes: AsyncIterable<Uint8Array>): AsyncIterable<Uint8Array> {
+  private csvLines(bytes: AsyncIterable<Uint8Array>, charset: string): AsyncIterable<Uint8Array> {
     return csvEventLines(bytes, {
-      charset: this.options.requestCharset,
+      charset,
       maxRowBytes: this.deps.config.limits.maxLineBytes,
       onColumns: (columns) => {
         this.report.general['input-first-line'] ??= columns.join(';');
@@ -397,9 +406,9 @@ export class Job {
    * Bytes as the workers get them: in the request charset when it writes newlines as 0x0A,
    * else transcoded to UTF-8 here first (UTF-16 and the like).
    */
-  private batchBytes(source: AsyncIterable<Uint8Array>): AsyncIterable<Uint8Array> {
-    if (this.batchCharset === this.options.requestCharset) return source;
-    return transcodeToUtf8(source, this.options.requestCharset);
+  private batchBytes(source: AsyncIterable<Uint8Array>, charset: string): AsyncIterable<Uint8Array> {
+    if (charset === this.batchCharset || (/^utf-?8$/i.test(charset) && /^utf-?8$/i.test(this.batchCharset))) return source;
+    return transcodeToUtf8(source, charset);
   }
 
   private decodeLine(bytes: Uint8Array): string {
@@ -426,6 +435,7 @@ export class Job {
     const rejected: string[] = [];
     try {
       forEachLine(batch, (bytes, start) => {
+        this.reading.line++;
         const line = this.decodeLine(bytes);
         if (line === '') return true;
         this.report.general['input-first-line'] ??= line;
@@ -440,9 +450,10 @@ export class Job {
         if (format) this.gateDateFailures++;
         if (line.includes('\r')) this.gateSawCarriageReturn = true;
         rejected.push(line);
+        const place = this.linePlace();
         this.traces.warn(format
-          ? `Line ${this.linesRead} matches the log format, but its date does not read with ${this.dateFormatName()}: ${line.slice(0, 300)}`
-          : `Line ${this.linesRead} does not match the log format: ${line.slice(0, 300)}`);
+          ? `${place} matches the log format, but its date does not read with ${this.dateFormatName()}: ${line.slice(0, 300)}`
+          : `${place} does not match the log format: ${line.slice(0, 300)}`);
         if (this.gateFailures >= this.options.maxParseAttempts) {
           const formatName = this.options.format ? 'the given log format' : 'any known log format';
           throw new StatusError(4003, this.gateDateFailures === this.gateFailures
@@ -458,6 +469,12 @@ export class Job {
     if (from === undefined) return undefined;
     this.startParsing(this.format!);
     return batch.subarray(from);
+  }
+
+  /** The line the gate looks at, as the traces name it (`Line 3 of file 2 (b.log)`). */
+  private linePlace(capital = true): string {
+    const place = linePlace(this.reading.line, this.reading.file);
+    return capital ? place[0].toUpperCase() + place.slice(1) : place;
   }
 
   /** How the gate's messages name the job's date format. */
@@ -481,7 +498,7 @@ export class Job {
       }, ms);
     } catch (err) {
       if (!(err instanceof CallTimeout)) throw err;
-      throw new StatusError(4038, `line ${this.linesRead + 1} took more than ${ms} ms to match against the log format: its custom expressions may backtrack catastrophically`);
+      throw new StatusError(4038, `${this.linePlace(false)} took more than ${ms} ms to match against the log format: its custom expressions may backtrack catastrophically`);
     }
   }
 
@@ -496,7 +513,7 @@ export class Job {
     } else {
       g['input-format-literal'] = format.literal;
       g['input-format-regex'] = format.source;
-      this.traces.info(`Log format${this.options.format ? '' : ' detected'} (${format.family}): ${format.literal}, first matched on line ${this.linesRead + 1}`);
+      this.traces.info(`Log format${this.options.format ? '' : ' detected'} (${format.family}): ${format.literal}, first matched on ${this.linePlace(false)}`);
       for (const note of format.notes ?? []) this.traces.warn(`Log format: ${note}`);
     }
     this.spec = jobSpec(this.id, format, this.options, {
@@ -737,8 +754,7 @@ export class Job {
 
   /** Traces what the job did with its lines, and says so loudly if some line is not accounted for. */
   private traceCounts(stopped = false): void {
-    const rejects = Object.entries(this.rejects).map(([c, n]) => `${c} ${n}`).join(', ');
-    this.traces.info(`${this.linesRead} lines read: ${this.events} events, ${this.denied} denied${rejects ? `; rejected: ${rejects}` : ''}`);
+    this.traces.info(countsLine(this.linesRead, this.events, this.denied, this.progress().rejects));
     const accounted = accountedLines(this.report.toJSON());
     if (accounted === this.linesRead) return;
     // A job that stops early drops the events its double-click and chronology checks still held.

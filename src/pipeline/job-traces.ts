@@ -68,6 +68,30 @@ export async function appendTraces(file: string, lines: ReadonlyArray<{ level: '
   await appendFile(file, lines.map(({ level, msg }) => traceLine(JSON.stringify({ time, level, msg }))).join(''));
 }
 
+/**
+ * Where a line is, as the traces say it: its number in the request body, or in its own file of a
+ * multipart upload (`line 1 of file 2 (b.log)`), not counted across the files. `line` counts
+ * every line of that input from 1, empty ones included: the number an editor shows.
+ */
+export function linePlace(line: number, file?: { readonly index: number; readonly name: string }): string {
+  return file ? `line ${line} of file ${file.index} (${file.name})` : `line ${line}`;
+}
+
+/**
+ * The trace of what a job did with its lines: the lines thrown away (each reject category) apart
+ * from the pkb-miss ones, which are events kept (written, only not found in the knowledge bases).
+ */
+export function countsLine(linesRead: number, events: number, denied: number, rejects: Readonly<Record<string, number>>): string {
+  let rejected = '';
+  let pkbMiss = 0;
+  for (const [category, n] of Object.entries(rejects)) {
+    if (category === 'pkb-miss-ecs') pkbMiss = n;
+    else rejected += `${rejected ? ', ' : '; rejected: '}${category} ${n}`;
+  }
+  const kept = pkbMiss ? `; ${pkbMiss} events not found in the knowledge bases (pkb-miss-ecs, kept)` : '';
+  return `${linesRead} lines read: ${events} events, ${denied} denied${rejected}${kept}`;
+}
+
 /** A logger that writes nothing (jobs refused before their folder exists). */
 export function silentTraces(): JobTraces {
   return pino<'verbose'>({ level: 'silent', customLevels: { verbose: 25 } });

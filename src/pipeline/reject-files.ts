@@ -7,7 +7,8 @@ import { rejectFileName } from './job-files.js';
 
 /**
  * The `lines-<category>.log` files a job was asked for (Reject-Files), created at the start
- * (empty when nothing is rejected there). Lines are written verbatim, one per line.
+ * (empty when nothing is rejected there). Lines are written one per line, as the job decoded them
+ * (Request-Charset), in UTF-8: not in the upload's bytes.
  */
 export class RejectFiles {
   private readonly streams = new Map<RejectCategory, WriteStream>();

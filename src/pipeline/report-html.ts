@@ -269,7 +269,7 @@ function kvTable(entries: Array<[string, ReportValue | object | undefined]>, id:
 }
 
 /** Every value of the report, one header row per section and one row per key (the reference's layout). */
-function allValuesTable(report: ReportData, t: Texts, link: ReturnType<typeof linker>): string {
+function allValuesTable(report: ReportData, t: Texts, link: ReturnType<typeof linker>, result: boolean): string {
   const ids = new Set<string>();
   const rows: string[] = [];
   for (const [section, values] of Object.entries(report)) {
@@ -280,7 +280,9 @@ function allValuesTable(report: ReportData, t: Texts, link: ReturnType<typeof li
       // Row ids are the keys (as in the reference) where unique, else prefixed by the section.
       const id = ids.has(key) ? `${section}.${key}` : key;
       ids.add(id);
-      rows.push(`<tr id="${escapeHtml(id)}"><td class="key">${escapeHtml(key)}</td><td class="value">${link(value)}</td></tr>`);
+      // only a deferred job keeps its result file: the URL of another's answers 404, so it is no link
+      const shown = key === 'result-file-ecs' && !result ? escapeHtml(valueText(value)) : link(value);
+      rows.push(`<tr id="${escapeHtml(id)}"><td class="key">${escapeHtml(key)}</td><td class="value">${shown}</td></tr>`);
     }
   }
   return `<table id="all-values">\n${rows.join('\n')}\n</table>`;
@@ -393,7 +395,7 @@ ${note ? `<p class="meta state-note">${escapeHtml(note)}</p>\n` : ''}</div></hea
 <section id="consulted"><h2>${escapeHtml(t.consulted)}</h2><div class="charts">${charts}</div></section>
 <section id="thrown"><h2>${escapeHtml(t.thrown)}</h2>${rejectsTable(report, lang, t, formats, link)}</section>
 <section id="settings"><h2>${escapeHtml(t.settings)}</h2>${kvTable(settings, 'settings-table')}${headers.length ? `<h3>${escapeHtml(t.headers)}</h3>${kvTable(headers, 'headers-table')}` : ''}</section>
-${firstEvent.length ? `<section id="first-event"><h2>${escapeHtml(t.firstEvent)}</h2>${kvTable(firstEvent, 'first-event-table')}</section>\n` : ''}<section id="links"><p>${links}</p><details class="all"><summary>${escapeHtml(t.allValues)}</summary>${allValuesTable(report, t, link)}</details></section>
+${firstEvent.length ? `<section id="first-event"><h2>${escapeHtml(t.firstEvent)}</h2>${kvTable(firstEvent, 'first-event-table')}</section>\n` : ''}<section id="links"><p>${links}</p><details class="all"><summary>${escapeHtml(t.allValues)}</summary>${allValuesTable(report, t, link, opts.result === true)}</details></section>
 <footer>logsift ${escapeHtml(valueText(g['logsift-version'] ?? g['ezPAARSE-version']))} · platforms ${escapeHtml(valueText(g['platforms-version']))}</footer>
 </main>
 </body>

@@ -17,16 +17,49 @@ import { PROJECT_ROOT, SHARED_DIR } from '../paths.js';
 import { formatFailure, runConformance } from './conformance.js';
 import { formatMisroute } from './routing-check.js';
 
-const { values } = parseArgs({
-  options: {
-    dir: { type: 'string' },
-    platform: { type: 'string', multiple: true },
-    platforms: { type: 'string', multiple: true },
-    routing: { type: 'boolean', default: false },
-    wildcards: { type: 'boolean', default: false },
-    quiet: { type: 'boolean', default: false },
-  },
-});
+const USAGE = `Usage: npm run platforms:test -- [options]
+
+Runs the test rows of DIR/<platform>/test/*.csv against the loaded platforms; ends with
+"N passed, M failed" (exit code 1 when a row fails, 2 for a bad option).
+
+  --dir DIR           the rows (default: ../shared/platforms when present and no --platforms
+                      is given, else the first platforms folder)
+  --platform NAME     these platforms only (repeat it, or NAME,NAME)
+  --platforms DIR     a folder of platforms (default: repos/platforms); repeat it: the first
+                      folder holding a name wins
+  --routing           also route every row by its host, as the service does; a row claimed by
+                      another platform fails unless routing-exceptions.yaml lists it
+  --wildcards         with --routing: route as Allow-Domain-Wildcards: true does
+  --quiet             print only the totals
+  --help              print this and exit
+`;
+
+/** The options, or a one-line message and exit code 2 for a bad one (parseArgs throws with a hint of several lines). */
+function readArgs() {
+  try {
+    return parseArgs({
+      options: {
+        dir: { type: 'string' },
+        platform: { type: 'string', multiple: true },
+        platforms: { type: 'string', multiple: true },
+        routing: { type: 'boolean', default: false },
+        wildcards: { type: 'boolean', default: false },
+        quiet: { type: 'boolean', default: false },
+        help: { type: 'boolean', default: false },
+      },
+    }).values;
+  } catch (err) {
+    const message = (err as Error).message.split(/\.\s/)[0].replace(/\.$/, '');
+    console.error(`platforms:test: ${message} (see --help)`);
+    process.exit(2);
+  }
+}
+
+const values = readArgs();
+if (values.help) {
+  process.stdout.write(USAGE);
+  process.exit(0);
+}
 
 const sharedPlatforms = join(SHARED_DIR, 'platforms');
 const platformsDirs = (values.platforms?.length ? values.platforms : [join(PROJECT_ROOT, 'repos', 'platforms')]).map((d) => resolve(d));

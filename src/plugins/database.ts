@@ -60,7 +60,7 @@ export default fp(async (app) => {
   if (interrupted.length > 0) {
     app.log.warn({ interrupted: interrupted.length }, 'jobs left running by the previous process marked interrupted');
     // Their report, result and traces files still look as if the job ran on: they say how it ended too.
-    await Promise.all(interrupted.map((id) => endInterruptedJob(join(app.config.varDir, 'jobs', id), recordedHeaders(jobStore.get(id)))));
+    await Promise.all(interrupted.map(({ id, endedAt }) => endInterruptedJob(join(app.config.varDir, 'jobs', id), recordedHeaders(jobStore.get(id)), endedAt)));
   }
   app.decorate('db', db);
   app.decorate('jobStore', jobStore);

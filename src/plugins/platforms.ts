@@ -77,7 +77,7 @@ export default fp(async (app) => {
       const platforms = await loadPlatforms(dirs, cacheDir);
       for (const p of platforms.problems) app.log.error({ platform: p.folder }, `platform not loaded: ${p.message}`);
       app.log.info({ platforms: platforms.sources.length, version: platforms.version }, 'platforms loaded');
-      return { ...platforms, resources: await loadLoggedResources(app) };
+      return { ...platforms, resources: await loadLoggedResources(app, platforms.names) };
     },
     createPool: (platforms) => new ParsingPool({
       threads: app.config.pool.threads,
@@ -110,10 +110,11 @@ export default fp(async (app) => {
   });
 }, { name: 'platforms' });
 
-async function loadLoggedResources(app: FastifyInstance): Promise<LoadedResources> {
+async function loadLoggedResources(app: FastifyInstance, platforms: ReadonlySet<string>): Promise<LoadedResources> {
   const started = Date.now();
-  const resources = await loadResources(app.config);
+  const resources = await loadResources(app.config, platforms);
   for (const p of resources.problems) app.log.error(`${p.what} not loaded: ${p.message}`);
+  for (const n of resources.notices) app.log.warn(`${n.what}: ${n.message}`);
   const unknown = app.config.middlewares?.filter((m) => !isBuiltinMiddleware(m) && !resources.middlewareModules.has(m));
   if (unknown?.length) {
     // a step whose folder is there but does not build or import: say why, not only that it is unknown

@@ -25,14 +25,18 @@ export interface LoadedResources {
   /** the extra steps, imported on the main thread too (their fields, their header checks) */
   readonly middlewareModules: ReadonlyMap<string, MiddlewareModule>;
   readonly problems: ReadonlyArray<{ readonly what: string; readonly message: string }>;
+  /** what was skipped or looks wrong but loaded (KBART files), for the log's warnings */
+  readonly notices: ReadonlyArray<{ readonly what: string; readonly message: string }>;
 }
 
-export async function loadResources(config: Config): Promise<LoadedResources> {
+/** `platforms`: the names of the loaded platforms (a knowledge-base folder named for none is skipped). */
+export async function loadResources(config: Config, platforms?: ReadonlySet<string>): Promise<LoadedResources> {
   const cacheDir = join(config.varDir, 'cache');
   const problems: Array<{ what: string; message: string }> = [];
+  const notices: Array<{ what: string; message: string }> = [];
   const [exclusions, pkb, geoip, middlewares] = await Promise.all([
     loadExclusions(config.exclusionsDirs),
-    buildPkb(config.platformsDir, config.pkbDirs, cacheDir),
+    buildPkb(config.platformsDir, config.pkbDirs, cacheDir, { platforms, notify: (n) => notices.push(n) }),
     loadGeoip(config.geoipDb, config.geoipCacheDir).then((data) => {
       if (data.slimError) problems.push({ what: `slim copy of the geolocation database ${config.geoipDb}`, message: `${data.slimError} (the whole file is used)` });
       return data;
@@ -49,6 +53,7 @@ export async function loadResources(config: Config): Promise<LoadedResources> {
     data: { exclusions, pkb, geoip, campus: campusRanges(config.onCampusRanges), middlewares: middlewares.sources },
     middlewareModules: modules,
     problems,
+    notices,
   };
 }
 

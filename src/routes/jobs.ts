@@ -5,7 +5,8 @@ import type { IncomingMessage, ServerResponse } from 'node:http';
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import type { RuntimeLease } from '../plugins/platforms.js';
 import { StatusError, isStatusError, STATUS_CODES } from '../status-codes.js';
-import { header, readJobOptions, type JobOptions, type RequestHeaders } from '../pipeline/job-options.js';
+import { readJobOptions, type JobOptions } from '../pipeline/job-options.js';
+import { distinctHeaders, header, type RequestHeaders } from '../pipeline/job-headers.js';
 import { Job } from '../pipeline/job-runner.js';
 import { requestInputs } from '../pipeline/job-inputs.js';
 import { BODY_CUT_SHORT } from '../client-errors.js';
@@ -119,15 +120,17 @@ async function jobExists(app: FastifyInstance, id: string): Promise<boolean> {
  * (`ezPAARSE-Predefined-Settings`), then the configured defaults. Throws 4026 for an unknown setting.
  */
 async function effectiveHeaders(app: FastifyInstance, request: FastifyRequest): Promise<{ headers: RequestHeaders; setting?: string; fromSetting: ReadonlySet<string> }> {
-  const id = header(request.headers, 'ezpaarse-predefined-settings')?.trim() || undefined;
+  // a header sent twice is kept as its values, so that one of a single value can be refused
+  const given = distinctHeaders(request.raw);
+  const id = header(given, 'ezpaarse-predefined-settings')?.trim() || undefined;
   const setting = id === undefined ? undefined : await app.predefinedSettings.get(id);
   if (id !== undefined && !setting) throw new StatusError(4026, `ezPAARSE-Predefined-Settings: ${JSON.stringify(id)} (see /info/predefined-settings)`);
-  const headers = mergeJobHeaders(request.headers, setting?.headers, app.config.defaultJobHeaders);
+  const headers = mergeJobHeaders(given, setting?.headers, app.config.defaultJobHeaders);
   // the values the setting gave (the request's own win): read leniently (OptionsContext.fromSetting)
   const fromSetting = new Set<string>();
   for (const [name, value] of Object.entries(setting?.headers ?? {})) {
     const k = name.toLowerCase();
-    if (request.headers[k] === undefined && headers[k] === value) fromSetting.add(k);
+    if (given[k] === undefined && headers[k] === value) fromSetting.add(k);
   }
   return { headers, setting: id, fromSetting };
 }

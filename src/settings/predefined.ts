@@ -2,7 +2,7 @@ import { readdir, readFile, stat } from 'node:fs/promises';
 import { join } from 'node:path';
 import { AUTO_FORMATS } from '../pipeline/formats/auto-detect.js';
 import { isProxyFamily } from '../pipeline/formats/compile.js';
-import type { RequestHeaders } from '../pipeline/job-options.js';
+import { HEADER_NAME, type RequestHeaders } from '../pipeline/job-headers.js';
 
 /** One predefined setting (reference routes 6.2): a named set of job headers. */
 export interface PredefinedSetting {
@@ -23,7 +23,6 @@ export interface SettingsProblem {
 }
 
 export const SETTING_ID = /^[a-z0-9][a-z0-9._-]{0,63}$/i;
-const HEADER_NAME = /^[A-Za-z0-9!#$%&'*+.^_`|~-]+$/;
 
 /**
  * Headers a setting (or the configured defaults) may not give a job: they describe the request

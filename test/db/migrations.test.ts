@@ -4,6 +4,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { migrate, openDatabase } from '../../src/db/database.js';
 import { PROJECT_ROOT } from '../../src/paths.js';
+import { JobStore } from '../../src/db/jobs.js';
 import { UserStore } from '../../src/db/users.js';
 
 const MIGRATIONS = join(PROJECT_ROOT, 'src', 'db', 'migrations');
@@ -26,7 +27,7 @@ t.test('004: jobs get their account\'s id; the ids of deleted accounts are not g
   addJob.run('j-gone', 'gone@example.org', now);
   db.prepare('DELETE FROM users WHERE id = ?').run(gone);
 
-  t.same(migrate(db, MIGRATIONS), ['004-job-owner']);
+  t.equal(migrate(db, MIGRATIONS)[0], '004-job-owner', 'the migrations after 003 applied, 004 first');
   const owner = (id: string) => db.prepare('SELECT owner FROM jobs WHERE id = ?').pluck().get(id);
   t.equal(owner('j-a'), db.prepare(`SELECT id FROM users WHERE userid = 'a@example.org'`).pluck().get());
   t.equal(owner('j-anon'), null, 'a job without a login stays open to the job\'s link');
@@ -39,4 +40,18 @@ t.test('004: jobs get their account\'s id; the ids of deleted accounts are not g
   const again = users.create('b@example.org', 'h', 'user');
   t.ok(again.id > b.id, 'a deleted account\'s id is not given again');
   t.throws(() => db.prepare(`INSERT INTO users (userid, password_hash, user_group, founder, created_at, updated_at) VALUES ('x@example.org', 'h', 'admin', 1, ?, ?)`).run(now, now) && db.prepare(`INSERT INTO users (userid, password_hash, user_group, founder, created_at, updated_at) VALUES ('y@example.org', 'h', 'admin', 1, ?, ?)`).run(now, now), /UNIQUE/, 'still one founder at most');
+});
+
+t.test('005: a job left running before it ends, when interrupted, at its start (no snapshot time known)', async (t) => {
+  const dir = mkdtempSync(join(tmpdir(), 'logsift-migrations-'));
+  const before = join(dir, 'before');
+  mkdirSync(before);
+  for (const f of readdirSync(MIGRATIONS).filter((f) => f < '005')) copyFileSync(join(MIGRATIONS, f), join(before, f));
+  const db = openDatabase(join(dir, 'logsift.sqlite'), before);
+  t.teardown(() => db.close());
+  const createdAt = '2026-11-25T15:22:25.707Z';
+  db.prepare(`INSERT INTO jobs (id, state, created_at, request_headers, lines_read) VALUES ('j', 'running', ?, '{}', 40)`).run(createdAt);
+  t.equal(migrate(db, MIGRATIONS)[0], '005-job-progress-at');
+  t.same(new JobStore(db).markInterrupted(), [{ id: 'j', endedAt: createdAt }]);
+  t.equal(db.prepare(`SELECT duration_ms FROM usage_days WHERE platform = ''`).pluck().get(), 0, 'no downtime counted');
 });

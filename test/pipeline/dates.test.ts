@@ -82,10 +82,12 @@ t.test('each token', async (t) => {
 t.test('separators are not strict', async (t) => {
   const p = compileDateFormat('YYYY-MM-DD HH:mm:ss');
   const iso = at('2012-03-27T06:52:44Z');
-  for (const text of ['2012-03-27 06:52:44', '2012/03/27:06:52:44', '2012.03.27 -- 06:52:44', '2012-03-27  06:52:44', '2012-03-2706:52:44']) {
+  for (const text of ['2012-03-27 06:52:44', '2012/03/27:06:52:44', '2012.03.27 -- 06:52:44', '2012-03-27  06:52:44', '2012-03-27 06:52:44  ']) {
     t.equal(p.parse(text)?.epochMs, iso, text);
   }
-  t.equal(p.parse('2012-03-27 06:52:44 and more')?.epochMs, iso, 'trailing text is ignored');
+  // but the text must be used up: what the format does not read is an offset, or nothing
+  t.equal(p.parse('2012-03-27 06:52:44 and more'), undefined, 'trailing text');
+  t.equal(p.parse('2012-03-2706:52:44'), undefined, 'a separator of the format missing between two full fields');
   t.equal(compileDateFormat('DD/MMM/YYYY:HH:mm:ss Z').parse('27/Mar/2012 06:52:44 +0200')?.epochMs, at('2012-03-27T04:52:44Z'));
 });
 
@@ -274,8 +276,8 @@ t.test('a date of the same minute as the one before reads as a fresh parse would
     ['YYYY-MM-DD HH:mm:ss', '+05:30', (d) => d.toISOString().slice(0, 19).replace('T', ' ')],
     // a zone with summer time: no shortcut, every date read in the zone
     ['YYYY-MM-DD HH:mm:ss', 'Europe/Paris', (d) => d.toISOString().slice(0, 19).replace('T', ' ')],
-    // one-digit seconds, and text after the date
-    ['D/M/YYYY H:m:s', 'UTC', (d) => `${d.getUTCDate()}/${d.getUTCMonth() + 1}/${d.getUTCFullYear()} ${d.getUTCHours()}:${d.getUTCMinutes()}:${d.getUTCSeconds()} x`],
+    // one-digit seconds, and a zone name after the date
+    ['D/M/YYYY H:m:s', 'Europe/Paris', (d) => `${d.getUTCDate()}/${d.getUTCMonth() + 1}/${d.getUTCFullYear()} ${d.getUTCHours()}:${d.getUTCMinutes()}:${d.getUTCSeconds()} GMT`],
   ];
   const line = fc.record({
     gap: fc.oneof(fc.integer({ min: 0, max: 3 }), fc.integer({ min: 0, max: 200 }), fc.constant(-5)),
@@ -308,9 +310,12 @@ t.test('a Date-Format without Z: an offset written right after the date is read,
   t.same(parsed(noZ, '30/Nov/2012:00:00:11 +0500', 'Europe/Paris'), { epochMs: at('2012-11-29T19:00:11Z'), offsetMinutes: 300 });
   t.same(parsed('YYYY-MM-DD HH:mm:ss', '2012-11-30 13:00:13 +05:30'), { epochMs: at('2012-11-30T07:30:13Z'), offsetMinutes: 330 });
   t.same(parsed('YYYY-MM-DDTHH:mm:ss', '2012-11-30T13:00:13Z', 'Europe/Paris'), { epochMs: at('2012-11-30T13:00:13Z'), offsetMinutes: 0 });
-  // anything else after the date stays ignored, as the reference's non-strict parsing does
-  for (const rest of [' +05', ' -0500 x', ' 0500', ' [x]', ':11 +0500']) {
-    t.same(parsed('DD/MMM/YYYY:HH:mm', `30/Nov/2012:00:00${rest}`, 'Europe/Paris'), { epochMs: at('2012-11-29T23:00:00Z'), offsetMinutes: undefined }, JSON.stringify(rest));
+  // also after seconds the format does not read
+  t.same(parsed('DD/MMM/YYYY:HH:mm', '30/Nov/2012:00:00:11 +0500', 'Europe/Paris'), { epochMs: at('2012-11-29T19:00:00Z'), offsetMinutes: 300 });
+  t.same(parsed('DD/MMM/YYYY:HH:mm', '30/Nov/2012:00:00 +05', 'Europe/Paris'), { epochMs: at('2012-11-29T19:00:00Z'), offsetMinutes: 300 });
+  // anything else after the date: the format does not fit the line (the reference ignored it)
+  for (const rest of [' -0500 x', ' 0500', ' [x]', ' CET', ' +05:00:00', 'x']) {
+    t.equal(parsed('DD/MMM/YYYY:HH:mm', `30/Nov/2012:00:00${rest}`, 'Europe/Paris'), undefined, JSON.stringify(rest));
   }
 });
 
@@ -329,4 +334,65 @@ t.test('a T between date and time is read where the format has a separator (mome
   t.same(parsed('YYYY-MM-DD HH:mm:ss', '2023-03-14t10:20:30'), { epochMs: at('2023-03-14T10:20:30Z'), offsetMinutes: undefined });
   t.same(parsed('YYYY-MM-DD HH:mm:ss', '2023-03-14 10:20:30'), { epochMs: at('2023-03-14T10:20:30Z'), offsetMinutes: undefined }, 'the space as before');
   t.equal(parsed('YYYY-MM-DD HH:mm:ss', '2023-03-14Tx0:20:30'), undefined, 'a T not followed by the hour is not skipped');
+});
+
+t.test('the offset written in the line is found past what the format does not read', async (t) => {
+  const paris = 'Europe/Paris';
+  const timer = makeEventTimer(DEFAULT_DATE_FORMAT, paris);
+  t.same(timer({ datetime: '01/Jul/2024:10:00:03.5 +0000' }), { timestamp: 1719828003, datetime: '2024-07-01T10:00:03+00:00', date: '2024-07-01' }, 'a fraction before the offset');
+  t.equal(timer({ datetime: '01/Jul/2024:10:00:03,250 -0130' })?.datetime, '2024-07-01T10:00:03-01:30');
+  for (const format of ['YYYY-MM-DD HH:mm:ss', 'YYYY-MM-DD HH:mm:ss Z', 'YYYY-MM-DD HH:mm:ssZ']) {
+    t.same(parsed(format, '2024-10-27 02:33:00.250 +0100', paris), { epochMs: at('2024-10-27T01:33:00Z'), offsetMinutes: 60 }, format);
+  }
+  t.same(parsed('DD/MMM/YYYY:HH:mm Z', '27/Oct/2024:02:30:00 +0100', paris), { epochMs: at('2024-10-27T01:30:00Z'), offsetMinutes: 60 }, 'seconds the format lacks');
+  t.same(parsed('DD/MMM/YYYY:HH:mm Z', '27/Oct/2024:02:30:00', paris), { epochMs: at('2024-10-27T00:30:00Z'), offsetMinutes: undefined }, 'no offset: the zone');
+  // a fraction token with no fraction written: the offset is not read as one
+  for (const format of ['YYYY-MM-DD HH:mm:ss.SSS', 'YYYY-MM-DD HH:mm:ss.SSS Z']) {
+    t.same(parsed(format, '2024-10-27 02:30:00 +0100', paris), { epochMs: at('2024-10-27T01:30:00Z'), offsetMinutes: 60 }, format);
+    t.same(parsed(format, '2024-10-27 02:30:00.5 +0100', paris), { epochMs: at('2024-10-27T01:30:00.500Z'), offsetMinutes: 60 }, format);
+    t.same(parsed(format, '2024-10-27 02:30:00.5-01:00', paris), { epochMs: at('2024-10-27T03:30:00.500Z'), offsetMinutes: -60 }, format);
+    t.same(parsed(format, '2024-10-27 02:30:00', 'UTC'), { epochMs: at('2024-10-27T02:30:00Z'), offsetMinutes: undefined }, format);
+  }
+  t.same(parsed('YYYY-MM-DD HH:mm:ssSSS', '2024-10-27 02:30:00 +0100', paris), { epochMs: at('2024-10-27T01:30:00Z'), offsetMinutes: 60 }, 'a fraction token right after the seconds');
+  t.same(parsed('YYYY-MM-DD HH:mm:ssSSS', '2024-10-28 02:30:00250', paris)?.epochMs, at('2024-10-28T01:30:00.250Z'));
+  // where the offset should stand, something that is not one: not dropped silently
+  for (const text of ['01/Jul/2024:10:00:03 CET', '01/Jul/2024:10:00:03.5 x', '01/Jul/2024:10:00:03 +0100 x', '01/Jul/2024:10:00:03 Zulu', '01/Jul/2024:10:00:03 +01000']) {
+    t.equal(timer({ datetime: text }), undefined, text);
+  }
+});
+
+t.test('GMT and UTC after the time read as +00:00, not as the default zone', async (t) => {
+  const timer = makeEventTimer(DEFAULT_DATE_FORMAT, 'Europe/Paris');
+  t.same(timer({ datetime: '01/Jul/2024:10:00:00 GMT' }), { timestamp: 1719828000, datetime: '2024-07-01T10:00:00+00:00', date: '2024-07-01' });
+  t.equal(timer({ datetime: '01/Jul/2024:10:00:00 UTC' })?.datetime, '2024-07-01T10:00:00+00:00');
+  t.equal(timer({ datetime: '01/Jul/2024:10:00:00 utc' })?.datetime, '2024-07-01T10:00:00+00:00');
+  t.equal(timer({ datetime: '01/Jul/2024:10:00:00 GMT+0200' })?.datetime, '2024-07-01T10:00:00+02:00');
+  t.equal(timer({ datetime: '01/Jul/2024:10:00:00 UTCX' }), undefined);
+  t.equal(makeEventTimer('YYYY-MM-DD HH:mm:ss', 'Europe/Paris')({ datetime: '2024-10-27 02:30:00 gmt' })?.datetime, '2024-10-27T02:30:00+00:00', 'a format without Z');
+  const iso = makeIsoEventTimer('Europe/Paris');
+  t.equal(iso({ datetime: '2024-10-27T02:30:00 UTC' })?.datetime, '2024-10-27T02:30:00+00:00', 'CSV');
+  t.equal(iso({ datetime: '2024-10-27 02:30:00GMT' })?.timestamp, at('2024-10-27T02:30:00Z') / 1000);
+});
+
+t.test('a Date-Format that does not fit the text reads nothing (the job then fails with 4003)', async (t) => {
+  t.equal(parsed('X', '2024-10-27 02:30:00'), undefined, 'an epoch over a date');
+  t.equal(parsed('x', '2024-10-27 02:30:00'), undefined);
+  t.same(parsed('X', '1319061710 '), parsed('X', '1319061710'), 'spaces after it are fine');
+  t.equal(parsed(DEFAULT_DATE_FORMAT, '27/Oct/20245:10:00:00 +0100'), undefined, 'a five-digit year');
+  t.equal(parsed('YY-MM-DD', '2012-03-27'), undefined, 'YY over a four-digit year');
+  t.equal(parsed('YYYY-MM-DD HH:mm:ss', '2012-03-27 06:52:441'), undefined, 'seconds with three digits');
+  t.equal(parsed('YYYY-MM-DD', '2012-03-27 06:52:44'), undefined, 'a time the format does not read');
+  t.equal(parsed('DD MMM YYYY', '27 Mar 2012')?.epochMs, at('2012-03-27T00:00:00Z'));
+  t.equal(parsed('YYYYMMDDHHmmss', '20120327160504')?.epochMs, at('2012-03-27T16:05:04Z'), 'fields side by side in the format');
+});
+
+t.test('CSV ISO dates without seconds, or without a time', async (t) => {
+  const iso = makeIsoEventTimer('Europe/Paris');
+  t.same(iso({ datetime: '2024-10-27T02:30' }), { timestamp: at('2024-10-27T00:30:00Z') / 1000, datetime: '2024-10-27T02:30:00+02:00', date: '2024-10-27' });
+  t.equal(iso({ datetime: '2024-10-27 03:30' })?.datetime, '2024-10-27T03:30:00+01:00');
+  t.equal(iso({ datetime: '2024-10-27T02:30+05:30' })?.datetime, '2024-10-27T02:30:00+05:30');
+  t.equal(iso({ datetime: '2024-10-27T02:30Z' })?.datetime, '2024-10-27T02:30:00+00:00');
+  t.same(iso({ datetime: '2024-10-27' }), { timestamp: at('2024-10-26T22:00:00Z') / 1000, datetime: '2024-10-27T00:00:00+02:00', date: '2024-10-27' }, 'midnight in the zone');
+  t.equal(iso({ datetime: '2024-12-27' })?.datetime, '2024-12-27T00:00:00+01:00');
+  for (const text of ['2024-10-27T02', '2024-10-27T02:3', '2024-10-2', '2024-10-27T02:30:00:00', '2024-10-27x']) t.equal(iso({ datetime: text }), undefined, text);
 });

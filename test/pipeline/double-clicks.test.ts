@@ -36,6 +36,13 @@ t.test('keys: user field by priority, window class by mime, no key without uniti
   t.equal(doubleClickKey({ ...ec, mime: 'PDF' }, c5)?.window, 30);
 });
 
+t.test('a user field named like an inherited property (constructor) is absent, not Object\'s function', async (t) => {
+  const ec = { platform: 'SD', unitid: 'u1', rtype: 'ARTICLE', mime: 'HTML', login: 'bob' };
+  const o = readDoubleClickOptions({ 'double-click-c-field': 'constructor' });
+  t.equal(doubleClickKey(ec, o)?.key.includes('L:bob'), true, 'the next field of the strategy');
+  t.equal(doubleClickKey({ ...ec, login: undefined }, o), undefined, 'no user key');
+});
+
 function run(events: Array<Partial<EventRecord> & { ts: number }>): { out: string[]; dropped: string[] } {
   const stage = new DoubleClickStage();
   const out: string[] = [];

@@ -54,6 +54,15 @@ t.test('a CSV result cut in the middle of a row ends with the error line on a li
   t.match(traces, /warn: The result file .*\.csv ends with the error line/);
 });
 
+t.test('the report and traces say the counts are those of the last snapshot, and when it was', async (t) => {
+  const dir = await crashedJob(t, `${RESULT}.csv`, 'a;b\n');
+  await endInterruptedJob(dir, {}, '2026-11-26T09:50:15.250Z');
+  const report = JSON.parse(await readFile(join(dir, 'report.json'), 'utf8')) as { general: Record<string, unknown> };
+  t.equal(new Date(String(report.general['Job-Snapshot-Date'])).getTime(), Date.parse('2026-11-26T09:50:15Z'), 'the report: the local time of its counts');
+  t.equal(report.general['nb-ecs'], 2, 'which stay as they were');
+  t.match(await readFile(join(dir, 'job-traces.log'), 'utf8'), /warn: The job's counts \(report, duration\) are those of its last snapshot, saved at 2026-11-26T09:50:15\.250Z/);
+});
+
 t.test('an empty result gets exactly what a job failing before its first event writes', async (t) => {
   const cases: Array<[kind: Parameters<typeof frameFor>[0], ext: string, headers: Record<string, string>]> = [
     ['csv', 'csv', {}],

@@ -143,3 +143,39 @@ t.test('gzip data where lines are expected: compressed twice (4002), or sent wit
   t.match((await readAll(split, undefined, {})).error, { code: 4003 }, 'across chunks');
   t.same(await readAll(body(Buffer.from('\x1f a line\n'), {}), undefined, {}), { bytes: 9, error: undefined }, 'other text goes through');
 });
+
+t.test('each multipart file has the charset its Content-Type names, unless Request-Charset is given', async (t) => {
+  const boundary = 'b0undary';
+  const part = (headers: string[], data: string) => [`--${boundary}`, ...headers, '', data].join('\r\n');
+  const form = Buffer.from([
+    part(['Content-Disposition: form-data; name="note"'], 'a field, not a file'),
+    part(['Content-Disposition: form-data; name="f"; filename="a.csv"', 'Content-Type: text/csv; charset=iso-8859-1'], `x\r\n--${boundary}x is no delimiter`),
+    part(['Content-Disposition: form-data; name="f"; filename="b.log"'], 'no type'),
+    part(['content-disposition: form-data; name="f"; filename="c.log"', 'content-type: text/plain;charset="windows-1252"'], 'c'),
+    part(['Content-Disposition: form-data; name="f"; filename="d.log"', 'Content-Type: text/plain'], ''),
+    `--${boundary}--`,
+    '',
+  ].join('\r\n'));
+  const type = `multipart/form-data; boundary=${boundary}`;
+  // every chunking: a delimiter or a header block cut anywhere
+  for (const size of [1, 3, 7, 16384]) {
+    const chunks = Array.from({ length: Math.ceil(form.length / size) }, (_, i) => form.subarray(i * size, (i + 1) * size));
+    const req = Object.assign(Readable.from(chunks), { headers: { 'content-type': type } }) as unknown as IncomingMessage;
+    const got: Array<[string | undefined, string | undefined]> = [];
+    for await (const input of requestInputs(req, undefined)) {
+      got.push([input.name, input.charset]);
+      for await (const _ of input.bytes) { /* read through */ }
+    }
+    t.same(got, [['a.csv', 'iso-8859-1'], ['b.log', undefined], ['c.log', 'windows-1252'], ['d.log', undefined]], `chunks of ${size} bytes`);
+  }
+  const given: Array<string | undefined> = [];
+  for await (const input of requestInputs(body(form, { 'content-type': type, 'request-charset': 'utf-8' }), undefined)) {
+    given.push(input.charset);
+    for await (const _ of input.bytes) { /* read through */ }
+  }
+  t.same(given, [undefined, undefined, undefined, undefined], 'Request-Charset wins');
+  const bad = Buffer.from([part(['Content-Disposition: form-data; name="f"; filename="x.log"', 'Content-Type: text/plain; charset=nonesuch'], 'x'), `--${boundary}--`, ''].join('\r\n'));
+  await t.rejects(async () => {
+    for await (const input of requestInputs(body(bad, { 'content-type': type }), undefined)) for await (const _ of input.bytes) { /* read through */ }
+  }, { code: 4015 }, 'an unknown charset: 4015 naming the file');
+});

@@ -1,7 +1,7 @@
 import t from 'tap';
 import { accountedLines, formatDuration, JobReport, rejectionRate } from '../../src/pipeline/job-report.js';
 
-t.test('sections keep their order of creation; stages add their own', async (t) => {
+t.test('sections come out in the documented order, whatever the order they are named in; stages add their own', async (t) => {
   const report = new JobReport({ 'Job-ID': 'x' });
   t.same(Object.keys(report.toJSON()), ['general', 'rejets', 'stats']);
   t.equal(report.general['Job-Done'], false);
@@ -25,6 +25,24 @@ t.test('sections keep their order of creation; stages add their own', async (t) 
   report.refresh();
   t.equal(report.get('dedoublonnage', 'windows'), 2, 'contributors run at each refresh');
   t.same(JSON.parse(JSON.stringify(report)).dedoublonnage, { activated: true, removed: 5, windows: 2 });
+});
+
+t.test('report.json lists its sections in README\'s order, however the job named them', async (t) => {
+  // The order a job with a multipart upload and notifications names them in.
+  const report = new JobReport({ 'Job-ID': 'x' });
+  report.replace('headers', { accept: 'text/csv' });
+  report.replace('notifications', { mailto: 'a@example.org' });
+  report.replace('dedoublonnage', { activated: true });
+  report.set('a-stage', 'n', 1);
+  report.set('files', '1', 'a.log');
+  report.replace('first_event', { url: 'http://a' });
+  report.set('platform-versions', 'sd', '1');
+  report.replace('alerts', { 'active-alerts': 'unknown-domains' });
+  const expected = ['general', 'rejets', 'stats', 'headers', 'dedoublonnage', 'first_event', 'platform-versions', 'alerts', 'files', 'notifications', 'a-stage'];
+  t.same(Object.keys(report.toJSON()), expected);
+  t.same(Object.keys(JSON.parse(JSON.stringify(report, null, 2)) as object), expected, 'as written');
+  report.increment('files', 'n');
+  t.equal(report.toJSON().files.n, 1, 'the sections themselves, not copies');
 });
 
 t.test('the rejection rate of the reference', async (t) => {

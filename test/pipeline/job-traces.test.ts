@@ -2,7 +2,7 @@ import t from 'tap';
 import { mkdtemp, readFile, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { createJobTraces, traceLine } from '../../src/pipeline/job-traces.js';
+import { countsLine, createJobTraces, linePlace, traceLine } from '../../src/pipeline/job-traces.js';
 
 t.test('pino records become reference trace lines', async (t) => {
   t.equal(traceLine('{"level":"info","time":"2026-06-24T13:35:08.123Z","msg":"New job with ID: x"}\n'), '2026-06-24T13:35:08.123Z info: New job with ID: x\n');
@@ -23,4 +23,17 @@ t.test('a job\'s traces keep the level asked for', async (t) => {
     const written = (await readFile(file, 'utf8')).split('\n').filter(Boolean).map((l) => l.split(' ')[1]);
     t.same(written, levels.slice(0, levels.indexOf(level) + 1).map((l) => `${l}:`), `${level}: ${written.join(' ')}`);
   }
+});
+
+t.test('the counts: pkb-miss events are kept, said apart from the lines rejected', async (t) => {
+  t.equal(countsLine(50000, 9170, 0, { 'duplicate-ecs': 40830, 'pkb-miss-ecs': 9170 }),
+    '50000 lines read: 9170 events, 0 denied; rejected: duplicate-ecs 40830; 9170 events not found in the knowledge bases (pkb-miss-ecs, kept)');
+  t.equal(countsLine(10, 8, 0, { 'pkb-miss-ecs': 8 }), '10 lines read: 8 events, 0 denied; 8 events not found in the knowledge bases (pkb-miss-ecs, kept)', 'nothing rejected');
+  t.equal(countsLine(2, 1, 0, { 'unknown-formats': 1 }), '2 lines read: 1 events, 0 denied; rejected: unknown-formats 1');
+  t.equal(countsLine(0, 0, 0, {}), '0 lines read: 0 events, 0 denied');
+});
+
+t.test('a line is named in its own file of a multipart upload', async (t) => {
+  t.equal(linePlace(4), 'line 4', 'the request body');
+  t.equal(linePlace(1, { index: 2, name: 'b.log' }), 'line 1 of file 2 (b.log)');
 });

@@ -121,3 +121,11 @@ t.test('chart labels: cut to what the label area holds, the ellipsis at the end,
   t.equal(fitLabel('WWWWWWWWWWWWWWWWWWWW', 152, 12).length, 13, 'wide letters: fewer of them');
   t.equal(fitLabel('abc', 152, 12), 'abc');
 });
+
+t.test('result-file-ecs is a link only when the result file is there (a deferred job)', async (t) => {
+  const posted = renderReportHtml(REPORT, 'en', { running: false });
+  t.match(posted, /<td class="key">result-file-ecs<\/td><td class="value">http:\/\/x\.test\/abc<\/td>/, 'a POST / job: the URL as text (GET answers 404)');
+  t.notMatch(posted, /href="http:\/\/x\.test\/abc"/);
+  const deferred = renderReportHtml(REPORT, 'en', { running: false, result: true });
+  t.match(deferred, /<td class="key">result-file-ecs<\/td><td class="value"><a href="http:\/\/x\.test\/abc"/, 'a deferred job: a link');
+});

@@ -1,12 +1,14 @@
-import { mkdir, mkdtemp, rm, writeFile } from 'node:fs/promises';
+import { spawnSync } from 'node:child_process';
+import { mkdir, mkdtemp, readdir, rm, utimes, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import t from 'tap';
-import { buildPkb, latestPackages, packageOfFile, parseKbart, PkbReader } from '../../src/resources/pkb.js';
+import { buildPkb, kbartEncoding, latestPackages, normaliseId, packageOfFile, parseKbart, PkbReader } from '../../src/resources/pkb.js';
 import { enhancerStage } from '../../src/pipeline/stages/enhancer.js';
 import type { EventFlags } from '../../src/pipeline/stages/types.js';
 import type { AccessEvent } from '../../src/pipeline/event.js';
 import { shared } from '../helpers/shared.js';
+import { testApp } from '../helpers/accounts.js';
 
 const HEADER = 'publication_title\tprint_identifier\tonline_identifier\ttitle_id\tdoi\tpublisher_name';
 
@@ -136,4 +138,126 @@ t.test('the ten shared bases: size and cost per lookup', async (t) => {
   const hitNs = Number(process.hrtime.bigint() - t1) / n;
   t.comment(`${data.files} files, ${data.titles} titles, SQLite file ${(size / 2 ** 20).toFixed(1)} MB built in ${buildMs.toFixed(0)} ms; lookup ${(hitNs / 1000).toFixed(1)} µs (hit), ${(missNs / 1000).toFixed(1)} µs (miss, 3 queries); heap +${((process.memoryUsage().heapUsed - heapBefore) / 2 ** 20).toFixed(1)} MB (result cache)`);
   t.ok(hitNs < 200_000);
+});
+
+t.test('files the service cannot use as they are: decoded, read case-blind, or skipped with a notice', async (t) => {
+  const root = await mkdtemp(join(tmpdir(), 'logsift-pkb-'));
+  t.teardown(() => rm(root, { recursive: true, force: true }));
+  const kb = join(root, 'kb');
+  for (const p of ['u16le', 'u16be', 'u8bom', 'latin', 'upper', 'csv', 'empty', 'nokey', 'noid', 'stranger']) await mkdir(join(kb, p), { recursive: true });
+  const text = `${HEADER}\r\nRevue déjà vue\t1234-5678\t\tT1\t\tÉditions\r\n`;
+  await writeFile(join(kb, 'u16le', 'u16le_2024-01-01.txt'), Buffer.concat([Buffer.from([0xff, 0xfe]), Buffer.from(text, 'utf16le')]));
+  await writeFile(join(kb, 'u16be', 'u16be_2024-01-01.txt'), Buffer.concat([Buffer.from([0xfe, 0xff]), Buffer.from(text, 'utf16le').swap16()]));
+  await writeFile(join(kb, 'u8bom', 'u8bom_2024-01-01.TXT'), `\uFEFF${text}`);
+  await writeFile(join(kb, 'latin', 'latin_2024-01-01.txt'), Buffer.from(text, 'latin1'));
+  await writeFile(join(kb, 'upper', 'upper_2024-01-01.txt'), `${HEADER.toUpperCase()}\nRevue déjà vue\t1234-5678\t\tT1\t\t\n`);
+  await writeFile(join(kb, 'csv', 'csv_2024-01-01.txt'), `${HEADER.replaceAll('\t', ',')}\nRevue,1234-5678,,T1,,\n`);
+  await writeFile(join(kb, 'empty', 'empty_2024-01-01.txt'), '');
+  await writeFile(join(kb, 'empty', 'header_2024-01-01.txt'), `${HEADER}\n\n`);
+  await writeFile(join(kb, 'nokey', 'nokey_2024-01-01.txt'), `publication_title\tpublisher_name\nRevue\tP\n`);
+  await writeFile(join(kb, 'noid', 'noid_2024-01-01.txt'), 'publication_title\tprint_identifier\tpublisher_name\nRevue\t1234-5678\t\nSans rien\t\tP\n');
+  await writeFile(join(kb, 'noid', 'notes.csv'), 'x');
+  await writeFile(join(kb, 'stranger', 'stranger_2024-01-01.txt'), text);
+  const known = new Set(['u16le', 'u16be', 'u8bom', 'latin', 'upper', 'csv', 'empty', 'nokey', 'noid']);
+  const build = async () => {
+    const notices: string[] = [];
+    const data = await buildPkb(join(root, 'none'), [kb], join(root, 'cache'), { platforms: known, notify: (n) => notices.push(`${n.what}: ${n.message}`) });
+    return { data, notices };
+  };
+  const { data, notices } = await build();
+  t.same(data.platforms, ['latin', 'noid', 'stranger', 'u16be', 'u16le', 'u8bom', 'upper'], 'only the files with usable rows make a base');
+  t.equal(data.titles, 7);
+  t.equal(data.files, 7);
+  const r = new PkbReader(data);
+  t.teardown(() => r.close());
+  for (const p of ['u16le', 'u16be', 'u8bom', 'latin']) {
+    t.same(r.find(p, { title_id: 'T1' }), { publication_title: 'Revue déjà vue', print_identifier: '1234-5678', title_id: 'T1', publisher_name: 'Éditions' }, `${p}: decoded`);
+  }
+  t.match(r.find('upper', { title_id: 'T1' }), { publication_title: 'Revue déjà vue', title_id: 'T1' }, 'an upper-case header is read as lower case');
+  t.match(r.find('noid', { print_identifier: '1234-5678' }), { publication_title: 'Revue' });
+  t.notOk(r.has('empty'), 'an empty or header-only file is no base: its events are no pkb misses');
+  t.notOk(r.has('csv'));
+  t.ok(r.has('stranger'), 'a folder named for no platform is read all the same');
+  const says = (file: string, re: RegExp) => t.ok(notices.some((n) => n.includes(file) && re.test(n)), `${file}: ${re}`);
+  says('latin_2024-01-01.txt', /not valid UTF-8: read as Windows-1252/);
+  says('csv_2024-01-01.txt', /skipped: not tab-separated/);
+  says('empty_2024-01-01.txt', /skipped: empty/);
+  says('header_2024-01-01.txt', /skipped: no rows/);
+  says('nokey_2024-01-01.txt', /skipped: no title_id, print_identifier, online_identifier or doi column/);
+  says('noid_2024-01-01.txt', /no title_id column/);
+  says('noid_2024-01-01.txt', /1 of 2 rows have no/);
+  says('notes.csv', /skipped: not a \.txt file/);
+  says(join(kb, 'stranger'), /no platform is named stranger: no event will use its 1 file/);
+  t.notOk(notices.some((n) => /u16|u8bom|upper/.test(n)), 'nothing said of the files read as they should be');
+  const again = await build();
+  t.equal(again.data.file, data.file, 'the build is reused');
+  t.same(again.notices, notices, 'and says the same at each start');
+});
+
+t.test('the service log names each file skipped, as a warning', async (t) => {
+  const root = await mkdtemp(join(tmpdir(), 'logsift-pkb-'));
+  t.teardown(() => rm(root, { recursive: true, force: true }));
+  await mkdir(join(root, 'kb', 'alpha'), { recursive: true });
+  await writeFile(join(root, 'kb', 'alpha', 'alpha_2024-01-01.txt'), `${HEADER}\n`);
+  const ta = await testApp(t, { PKB_DIRS: join(root, 'kb') });
+  const lines = ta.logs.join('').split('\n').filter((l) => l.includes('knowledge-base')).map((l) => JSON.parse(l) as { level: number; msg: string });
+  t.ok(lines.some((l) => l.level === 40 && l.msg === `knowledge-base file ${join(root, 'kb', 'alpha', 'alpha_2024-01-01.txt')}: skipped: no rows (header only)`), 'the file and why');
+  t.ok(lines.some((l) => l.level === 40 && /knowledge-base folder .*alpha: no platform is named alpha/.test(l.msg)), 'the folder named for no platform');
+  t.equal((await ta.inject({ url: '/castor/status' })).json().state, 'idle', 'no base');
+});
+
+t.test('encoding: a character across two read chunks is still UTF-8; a cut or Latin-1 one is not', async (t) => {
+  const root = await mkdtemp(join(tmpdir(), 'logsift-pkb-'));
+  t.teardown(() => rm(root, { recursive: true, force: true }));
+  const at = (name: string) => join(root, name);
+  const ascii = Buffer.alloc((1 << 20) - 1, 'a');
+  await writeFile(at('across.txt'), Buffer.concat([ascii, Buffer.from('é€\n')]));
+  await writeFile(at('cut.txt'), Buffer.concat([ascii, Buffer.from('é').subarray(0, 1)]));
+  await writeFile(at('latin.txt'), Buffer.concat([ascii, Buffer.from('é\n', 'latin1')]));
+  t.equal(await kbartEncoding(at('across.txt')), 'utf-8');
+  t.equal(await kbartEncoding(at('cut.txt')), 'windows-1252');
+  t.equal(await kbartEncoding(at('latin.txt')), 'windows-1252');
+});
+
+t.test('the temporary files of builds whose process ended are removed', async (t) => {
+  const root = await mkdtemp(join(tmpdir(), 'logsift-pkb-'));
+  t.teardown(() => rm(root, { recursive: true, force: true }));
+  await mkdir(join(root, 'kb', 'alpha'), { recursive: true });
+  await writeFile(join(root, 'kb', 'alpha', 'alpha_2024-01-01.txt'), `${HEADER}\nA\t\t\tT1\t\t\n`);
+  const cache = join(root, 'cache');
+  await mkdir(cache);
+  const ended = spawnSync(process.execPath, ['-e', '0']).pid!;
+  const temp = (pid: number, n: number) => `pkb-${String(n).repeat(16)}.sqlite.${pid}.tmp`;
+  await writeFile(join(cache, temp(ended, 1)), 'crashed build');
+  await writeFile(join(cache, temp(process.ppid, 2)), 'a build under way in another process');
+  await writeFile(join(cache, temp(process.pid, 3)), 'an earlier process with this id');
+  await utimes(join(cache, temp(process.pid, 3)), new Date('2020-01-01'), new Date('2020-01-01'));
+  await writeFile(join(cache, temp(process.pid, 4)), 'a build under way here');
+  await writeFile(join(cache, 'other.tmp'), 'not a build');
+  const data = await buildPkb(join(root, 'none'), [join(root, 'kb')], cache);
+  t.same((await readdir(cache)).sort(), [data.file!.slice(cache.length + 1), temp(process.ppid, 2), temp(process.pid, 4), 'other.tmp'].sort());
+  await buildPkb(join(root, 'none'), [], cache);
+  t.same((await readdir(cache)).sort(), [temp(process.ppid, 2), temp(process.pid, 4), 'other.tmp'].sort(), 'also when no base is left');
+});
+
+t.test('identifiers: ISSNs and ISBNs with or without hyphens; title_id as it is', async (t) => {
+  t.equal(normaliseId('print_identifier', ' 0962-8436 '), normaliseId('print_identifier', '09628436'));
+  t.equal(normaliseId('online_identifier', '1234-567x'), normaliseId('online_identifier', '1234567X'));
+  t.equal(normaliseId('print_identifier', '978-1-4462-7028-8'), normaliseId('print_identifier', '9781446270288'));
+  t.equal(normaliseId('print_identifier', '2-7071-1234-X'), normaliseId('print_identifier', '270711234x'));
+  t.not(normaliseId('print_identifier', '978-1'), normaliseId('print_identifier', '9781'), 'not an ISBN: left as it is');
+  t.not(normaliseId('doi', '10.1/a-b'), normaliseId('doi', '10.1/ab'), 'a DOI keeps its hyphens');
+  t.not(normaliseId('title_id', 'abc'), normaliseId('title_id', 'ABC'), 'title_id compares with case');
+
+  const root = await mkdtemp(join(tmpdir(), 'logsift-pkb-'));
+  t.teardown(() => rm(root, { recursive: true, force: true }));
+  await mkdir(join(root, 'kb', 'jstor'), { recursive: true });
+  await writeFile(join(root, 'kb', 'jstor', 'jstor_2024-01-01.txt'),
+    `${HEADER}\nPhilosophical Transactions\t0962-8436\t1471-2970\tphiltransbiol\t\t\nA book\t978-1-4462-7028-8\t\tbook1\t\t\n`);
+  const r = new PkbReader(await buildPkb(join(root, 'none'), [join(root, 'kb')], join(root, 'cache')));
+  t.teardown(() => r.close());
+  t.match(r.find('jstor', { print_identifier: '09628436' }), { title_id: 'philtransbiol' }, 'an ISSN without hyphen');
+  t.match(r.find('jstor', { online_identifier: '14712970' }), { title_id: 'philtransbiol' });
+  t.match(r.find('jstor', { print_identifier: '9781446270288' }), { title_id: 'book1' }, 'an ISBN without hyphens');
+  t.equal(r.find('jstor', { title_id: 'PHILTRANSBIOL' }), undefined, 'title_id: with case');
 });

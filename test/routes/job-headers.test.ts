@@ -1,4 +1,5 @@
 import t from 'tap';
+import { request as httpRequest } from 'node:http';
 import { startApp, type TestApp } from '../helpers/app.js';
 import { get, postJob, report } from '../helpers/jobs.js';
 
@@ -142,4 +143,55 @@ t.test('a refused header\'s message says the problem once, then what to fix', as
     const name = Object.keys(headers)[0].toLowerCase();
     t.equal(body.message.toLowerCase().split(`${name}:`).length - 1 <= 1, true, `${what}: the header is named once`);
   }
+});
+
+/** POSTs a job with headers exactly as given, a header with several values sent once per value (fetch would join them). */
+function rawPost(base: string, body: string, headers: Record<string, string | string[]>): Promise<{ status: number; headers: Record<string, string | string[] | undefined>; body: string }> {
+  const { hostname, port } = new URL(base);
+  return new Promise((resolve, reject) => {
+    const req = httpRequest({ hostname, port, path: '/', method: 'POST', headers }, (res) => {
+      let text = '';
+      res.setEncoding('utf8');
+      res.on('data', (c: string) => { text += c; });
+      res.on('end', () => resolve({ status: res.statusCode ?? 0, headers: res.headers, body: text }));
+      res.on('error', reject);
+    });
+    req.on('error', reject);
+    req.end(body);
+  });
+}
+
+t.test('a header of one value sent twice: the same value counts once, different values are a 400 saying so', async (t) => {
+  const same = await rawPost(app.url, LOG, { 'Force-Parser': ['sd', 'sd'], 'ezPAARSE-Enrich': ['false', 'false'] });
+  t.equal(same.status, 200, same.body);
+  t.equal(same.body.trim().split('\n').length, 2, 'a header row and one event');
+  const r = await report(app.url, String(same.headers['job-id']));
+  t.equal(r.headers['force-parser'], 'sd', 'the report shows it once');
+  const different = await rawPost(app.url, LOG, { 'Force-Parser': ['sd', 'wiley'] });
+  t.equal(different.status, 400);
+  t.equal(different.headers['service-status'], '4032');
+  t.equal(JSON.parse(different.body).message, 'Invalid header value: Force-Parser: given 2 times with different values ("sd", "wiley"): send it once');
+  const lists = await rawPost(app.url, LOG, { 'Filter-Platforms': ['sd', 'wiley'] });
+  t.equal(lists.status, 200, 'a list header sent twice is both lists');
+  t.equal(lists.body.trim().split('\n').length, 2);
+});
+
+t.test('a yes/no header with another value, or a Max-Parse-Attempts that is no number, is a 400', async (t) => {
+  for (const [headers, message] of [
+    [{ 'ezPAARSE-Enrich': 'nope' }, 'ezPAARSE-Enrich: expected true or false (also 1, yes, on, 0, no, off), got "nope"'],
+    [{ 'Allow-Domain-Wildcards': 'si' }, 'Allow-Domain-Wildcards: expected true or false (also 1, yes, on, 0, no, off), got "si"'],
+    [{ 'ezPAARSE-Enrich': 'false, false' }, 'ezPAARSE-Enrich: expected true or false (also 1, yes, on, 0, no, off), got "false, false"'],
+    [{ 'Max-Parse-Attempts': 'x' }, 'Max-Parse-Attempts: expected a whole number from 1 to 100000, got "x"'],
+  ] as const) {
+    const res = await postJob(app.url, LOG, headers);
+    t.equal(res.status, 400, JSON.stringify(headers));
+    t.equal(res.headers.get('service-status'), '4032');
+    t.equal(JSON.parse(res.body).message, `Invalid header value: ${message}`);
+  }
+  for (const v of ['no', '0', 'off', 'FALSE']) t.equal((await postJob(app.url, LOG, { 'ezPAARSE-Enrich': v })).status, 200, `ezPAARSE-Enrich: ${v}`);
+});
+
+t.test('DEFAULT_JOB_HEADERS with a yes/no header of another value stops the start', async (t) => {
+  await t.rejects(startApp({ defaultJobHeaders: { 'ezPAARSE-Enrich': 'nope' } }), { name: 'StartError', message: /^DEFAULT_JOB_HEADERS: Invalid header value: ezPAARSE-Enrich: expected true or false .*got "nope" \(status 4032 of \/info\/codes\)$/ });
+  await t.rejects(startApp({ defaultJobHeaders: { 'Max-Parse-Attempts': 'x' } }), { name: 'StartError', message: /Max-Parse-Attempts/ });
 });

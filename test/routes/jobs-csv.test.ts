@@ -149,3 +149,105 @@ t.test('a CSV of megabytes whose answer is read late: every row (see csv-events.
   t.equal(res.trailers['job-done'], 'true', `${(text.length / 1e6).toFixed(1)} MB: the job done`);
   t.equal(csvRows(answer).length - 1, 40_000, 'every row an event');
 });
+
+/** Strict RFC 4180 with `sep`: a CR, LF or `"` in an unquoted cell, or text after a closing quote, throws. */
+function strictRows(text: string, sep: string): string[][] {
+  const rows: string[][] = [];
+  let i = 0;
+  while (i < text.length) {
+    const row: string[] = [];
+    for (;;) {
+      let cell = '';
+      if (text[i] === '"') {
+        for (i++; ; i++) {
+          if (i >= text.length) throw new Error('unterminated quote');
+          if (text[i] === '"') {
+            if (text[i + 1] !== '"') break;
+            i++;
+          }
+          cell += text[i];
+        }
+        i++;
+        if (i < text.length && text[i] !== sep && text[i] !== '\n') throw new Error(`text after a closing quote at ${i}`);
+      } else {
+        while (i < text.length && text[i] !== sep && text[i] !== '\n') {
+          if (text[i] === '\r' || text[i] === '"') throw new Error(`${JSON.stringify(text[i])} in an unquoted cell at ${i}`);
+          cell += text[i++];
+        }
+      }
+      row.push(cell);
+      if (text[i] === sep) { i++; continue; }
+      i++; // the row's \n
+      break;
+    }
+    rows.push(row);
+  }
+  return rows;
+}
+
+const objects = (rows: string[][]) => rows.slice(1).map((r) => Object.fromEntries(rows[0].map((name, i) => [name, r[i]])));
+
+t.test('a round trip of CR, LF, __proto__ and _x columns: every format parses strictly and keeps what it can', async (t) => {
+  const q = (s: string) => '"' + s.replaceAll('"', '""') + '"';
+  const values = ['a\rb', 'a\nb', 'x\n#logsift-error 5003 service shutting down', 'c\r\nd'];
+  const columns = ['datetime', 'url', 'login', '__proto__', '_x', '_line', 'note'];
+  let csv = columns.join(';') + '\n';
+  values.forEach((v, i) => {
+    csv += [`2012-11-30T00:13:1${i}+01:00`, `http://www.sciencedirect.com/science/article/pii/S096706450800030${i}`, `u${i}`, 'P', 'X', 'L', q(v)].join(';') + '\n';
+  });
+  const H = { 'Content-Type': 'text/csv', ...NONE };
+  const asCsv = await post(url, csv, { ...H, Accept: 'text/csv' });
+  t.equal(asCsv.status, 200);
+  const rows = objects(strictRows(asCsv.text, ';'));
+  t.same(rows.map((r) => r.note), ['a\rb', 'ab', 'x#logsift-error 5003 service shutting down', 'c\rd'], 'CR kept (quoted), LF deleted');
+  t.same(rows.map((r) => [r.__proto__, r._x, r._line]), values.map(() => ['P', 'X', 'L']));
+
+  // logsift reads its own CSV back: one line per row, the values it wrote
+  const again = await post(url, asCsv.text, { ...H, Accept: 'application/json' });
+  t.equal(again.status, 200);
+  const back = again.json<Array<Record<string, unknown>>>();
+  t.same(back.map((e) => e.note), ['a\rb', 'ab', 'x#logsift-error 5003 service shutting down', 'c\rd']);
+  t.same(back.map((e) => Object.hasOwn(e, '__proto__') && e.__proto__), values.map(() => 'P'));
+  t.equal(report(again.headers['job-id']).general['nb-lines-input'], 4, 'one line read per row');
+
+  const tsv = await post(url, csv, { ...H, Accept: 'text/tab-separated-values' });
+  t.notOk(tsv.text.split('\n').some((l) => l.startsWith('#logsift-error')), 'no forged error marker');
+  const tsvRows = objects(strictRows(tsv.text, '\t'));
+  t.same(tsvRows.map((r) => r.note), ['a\rb', 'ab', 'x#logsift-error 5003 service shutting down', 'c\rd']);
+  t.same(tsvRows.map((r) => r.__proto__), values.map(() => 'P'));
+
+  for (const accept of ['application/json', 'application/jsonstream']) {
+    const res = await post(url, csv, { ...H, Accept: accept });
+    const events = accept === 'application/json' ? res.json<Array<Record<string, unknown>>>() : res.text.split('\n').map((l) => JSON.parse(l) as Record<string, unknown>);
+    t.same(events.map((e) => e.note), values, `${accept}: values whole`);
+    t.same(events.map((e) => [Object.hasOwn(e, '__proto__') && e.__proto__, e._x, e._line]), values.map(() => ['P', 'X', 'L']), `${accept}: __proto__ and _ fields kept`);
+  }
+
+  const clean = await post(url, csv, { ...H, 'Clean-Only': 'true' });
+  const cleanLines = clean.text.split('\n').filter((l) => l !== '');
+  t.equal(cleanLines.length, 4);
+  t.ok(cleanLines.every((l) => JSON.parse(l)._line === 'L'), 'Clean-Only writes each row\'s line, not its _line field');
+
+  const odd = await post(url, csv, { ...H, Accept: 'text/csv', 'Output-Fields': '+constructor,+toString,+hasOwnProperty' });
+  const oddRows = objects(strictRows(odd.text, ';'));
+  t.same(oddRows.map((r) => [r.constructor, r.toString, r.hasOwnProperty]), values.map(() => ['', '', '']), 'nothing inherited is written');
+});
+
+t.test('a multipart file is decoded with its own Content-Type charset, as a plain body is (Request-Charset still wins)', async (t) => {
+  const latin1 = iconv.encode(HEAD + ARTICLE.replace('JOHN', 'JÉRÔME'), 'latin1');
+  const login = (text: string) => { const rows = csvRows(text); return rows[1][rows[0].indexOf('login')]; };
+  const csvPart = multipart([{ name: 'a.csv', type: 'text/csv; charset=iso-8859-1', data: latin1 }]);
+  t.equal(login((await post(url, csvPart.body, { 'Content-Type': csvPart.type, ...NONE })).text), 'JÉRÔME', 'a CSV file');
+  const asUtf8 = await post(url, csvPart.body, { 'Content-Type': csvPart.type, 'Request-Charset': 'utf-8', ...NONE });
+  t.equal(login(asUtf8.text), 'J\ufffdR\ufffdME', 'Request-Charset wins');
+
+  const line = iconv.encode('1.2.3.4 - j [30/Nov/2012:00:14:18 +0100] "GET http://www.sciencedirect.com:80/science/article/pii/S0967064508000301 HTTP/1.1" 200 2248 JÉRÔME\n', 'latin1');
+  const logParts = multipart([
+    { name: 'a.log', type: 'text/plain; charset=iso-8859-1', data: line },
+    { name: 'b.log', type: 'text/plain', data: Buffer.from(line.toString('latin1').replace('00:14:18', '00:15:18'), 'utf8') },
+  ]);
+  const logs = await post(url, logParts.body, { 'Content-Type': logParts.type, 'Log-Format-ezproxy': '%h %l %u %t "%r" %s %b %{who}<.+>', 'Output-Fields': '+who', ...NONE });
+  t.equal(logs.status, 200);
+  const rows = csvRows(logs.text);
+  t.same(rows.slice(1).map((r) => r[rows[0].indexOf('who')]), ['JÉRÔME', 'JÉRÔME'], 'a log file in latin1 beside one in UTF-8');
+});

@@ -224,3 +224,22 @@ t.test('multipart files out of time order: a warning in the traces naming the fi
   t.match(await traces([['late.log', late], ['early.log', early]]), /File 2 \(early\.log\) starts at 2012-11-29T23:05:00Z, before the last line of the files before it \(2012-11-29T23:11:00Z\): the files are not in time order/);
   t.notMatch(await traces([['early.log', [at(5, 3), at(6, 4)].join('')], ['late.log', late]]), /not in time order/, 'in order: nothing said');
 });
+
+t.test('multipart: the traces point at a line by its file and its number in that file', async (t) => {
+  const form = multipart([
+    { name: 'a.log', type: 'text/plain', data: 'garbage 1\ngarbage 2\n' },
+    { name: 'b.log', type: 'text/plain', data: `\ngarbage 3\n${SD_LINE}${SD_LINE2}` },
+  ]);
+  const res = await post(url, form.body, { ...FORMAT, 'Content-Type': form.type });
+  t.equal(res.status, 200);
+  const traces = await (await fetch(`${url}/${res.headers['job-id']}/job-traces.log`)).text();
+  t.match(traces, /warn: Line 1 of file 1 \(a\.log\) does not match the log format: garbage 1\n/);
+  t.match(traces, /warn: Line 2 of file 1 \(a\.log\) does not match the log format: garbage 2\n/);
+  t.match(traces, /warn: Line 2 of file 2 \(b\.log\) does not match the log format: garbage 3\n/, 'its own number, its empty line counted');
+  t.match(traces, /info: Log format \(ezproxy\): .*, first matched on line 3 of file 2 \(b\.log\)\n/, 'not line 4 of all the files');
+  t.match(traces, /info: 5 lines read: 2 events, 0 denied; rejected: unknown-formats 3\n/);
+
+  const body = await post(url, `garbage\n${SD_LINE}`, FORMAT);
+  const single = await (await fetch(`${url}/${body.headers['job-id']}/job-traces.log`)).text();
+  t.match(single, /warn: Line 1 does not match the log format: garbage\n[^]*first matched on line 2\n/, 'a request body\'s lines: their number only');
+});

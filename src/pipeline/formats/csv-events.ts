@@ -3,21 +3,24 @@
  * instead of log lines. The main thread parses the CSV and turns each row into one line, the row as
  * a JSON object: that line is what the workers read, what reject files keep and what `log_id`
  * hashes, as the reference did. Unlike the reference, the file may be compressed and is decoded
- * with `Request-Charset`.
+ * with `Request-Charset` (or its Content-Type's charset).
  */
 import { Readable } from 'node:stream';
 import { pipeline } from 'node:stream/promises';
 import { parse as parseCsv } from 'fast-csv';
 import { StatusError } from '../../status-codes.js';
 import { decodedText } from '../charsets.js';
+import { ownField } from './csv-rows.js';
 
 export { CSV_FAMILY } from './csv-rows.js';
+
+const PROTO = '__proto__';
 
 /** Lines are handed on in chunks of about this many bytes (or sooner, when the parser runs dry). */
 const CHUNK_BYTES = 64 * 1024;
 
 export interface CsvEventOptions {
-  /** the request charset (`Request-Charset`) */
+  /** the file's charset (`Request-Charset`, else its Content-Type's, else UTF-8) */
   readonly charset: string;
   /** a row (pending text with no complete row) longer than this fails with 4022 (MAX_LINE_BYTES) */
   readonly maxRowBytes: number;
@@ -50,6 +53,8 @@ export async function* csvEventLines(source: AsyncIterable<Uint8Array>, opts: Cs
   // the parser's iteration reports the failure; this keeps the pipeline's own copy from going unheard
   feeding.catch(() => undefined);
   let columns: string[] | undefined;
+  /** the (first) column named `__proto__`, which `row[name] = cell` would not keep (-1: none) */
+  let protoAt = -1;
   let pending: string[] = [];
   let pendingBytes = 0;
   try {
@@ -62,12 +67,16 @@ export async function* csvEventLines(source: AsyncIterable<Uint8Array>, opts: Cs
           throw new StatusError(4003, `the CSV file's first row is one column, ${JSON.stringify(columns[0].slice(0, 60))}: a CSV of events is separated by ";" (as logsift writes it); save it with ";" separators`);
         }
 
+        protoAt = columns.indexOf(PROTO);
         opts.onColumns(columns.filter((c) => c !== ''));
         continue;
       }
       const row: Record<string, string> = {};
       const n = Math.min(cells.length, columns.length);
-      for (let i = 0; i < n; i++) if (columns[i] !== '') row[columns[i]] = cells[i];
+      for (let i = 0; i < n; i++) {
+        if (i === protoAt) ownField(row, PROTO, cells[i]);
+        else if (columns[i] !== '') row[columns[i]] = cells[i];
+      }
       const line = JSON.stringify(row) + '\n';
       pending.push(line);
       pendingBytes += line.length;

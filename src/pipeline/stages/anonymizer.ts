@@ -72,7 +72,8 @@ export function createCrypter(header: { fields?: string; salt?: string; algorith
     crypt(ec: AccessEvent): void {
       for (let i = 0; i < crypted.length; i++) {
         const value = ec[crypted[i]];
-        if (value === undefined || value === '') continue;
+        // a field is a string or a number: a name like `constructor` finds Object's, not a field
+        if ((typeof value !== 'string' && typeof value !== 'number') || value === '') continue;
         ec[crypted[i]] = hash(String(value));
       }
     },

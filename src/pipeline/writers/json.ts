@@ -1,10 +1,11 @@
 import type { AccessEvent } from '../event.js';
-import { errorLine, isInternalField, type EventSerializer, type Frame } from './types.js';
+import { errorLine, type EventSerializer, type Frame } from './types.js';
 
 /**
- * JSON output (reference 5.4). Each event gives the text JSON.stringify would give for it without
- * its internal `_` fields: pretty-printed with a 2-space indent for `application/json`, compact for
- * jsonstream. Keys keep the event's insertion order; absent (undefined) fields are left out.
+ * JSON output (reference 5.4). Each event gives the text JSON.stringify would give for it, every
+ * field included (a `_x` field is data: see LINE_FIELD): pretty-printed with a 2-space indent for
+ * `application/json`, compact for jsonstream. Keys keep the event's insertion order; absent
+ * (undefined) fields are left out.
  *
  * Written by hand rather than by stringifying a filtered copy: building the copy costs more than the
  * serialisation itself, and JSON.stringify cannot skip keys without a (slow) replacer.
@@ -40,7 +41,6 @@ export function createObjectSerializer(pretty: boolean): EventSerializer {
       let out = '';
       // for…in rather than Object.keys: no array per event; events are plain objects
       for (const key in ec) {
-        if (isInternalField(key)) continue;
         const value: unknown = ec[key];
         let text: string | undefined;
         if (typeof value === 'string') text = NEEDS_ESCAPE.test(value) ? JSON.stringify(value) : '"' + value + '"';

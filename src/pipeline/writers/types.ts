@@ -29,9 +29,8 @@ export interface EventSerializer {
  *
  * Error markers (what a client looks for to know the result is incomplete):
  * - csv, tsv, log: the last line is `#logsift-error <code> <message>` (the message on one line).
- *   A CSV row never starts with `#` (a first value starting with `#` is quoted), so the marker
- *   cannot be forged by data; TSV keeps the reference's unquoted newlines, so there a value holding
- *   a newline followed by `#logsift-error ` could look like one (a false alarm, never a missed one).
+ *   A row never starts with `#` (a first value starting with `#` is quoted) and a value never
+ *   holds a line feed (CSV and TSV delete them), so the marker cannot be forged by data.
  * - json: the `]` is replaced by a newline and the same `#logsift-error <code> <message>` line, so
  *   the document is not valid JSON and cannot be taken for a complete array.
  * - jsonstream: a last line `{"error":{"code":<code>,"message":"<message>"}}`. Event fields hold
@@ -50,12 +49,29 @@ export interface Frame {
 /** Start of the in-band error line of the line-oriented formats and of JSON. */
 export const ERROR_LINE_PREFIX = '#logsift-error ';
 
-/** Field holding the original log line (written by Clean-Only, never serialised as a field). */
+/**
+ * Field holding the original log line, set in Clean-Only mode only, whose output is those lines:
+ * no other output sees it, so no output hides a field (a log or CSV field named `_line`, `_x`… is
+ * data like any other; in Clean-Only mode the original line replaces a `_line` field).
+ */
 export const LINE_FIELD = '_line';
 
-/** Fields whose name starts with `_` are internal bookkeeping, never written to JSON output. */
-export function isInternalField(name: string): boolean {
-  return name.charCodeAt(0) === 95; // '_'
+/**
+ * Names every object inherits from Object.prototype (`constructor`, `toString`, `__proto__`…): a
+ * column so named must read the event's own field only, `ec[name]` would find the inherited one.
+ */
+export function isInheritedName(name: string): boolean {
+  return name in Object.prototype;
+}
+
+/**
+ * The own fields of `ec` among `columns`, for the serializers whose columns include an inherited
+ * name (decided once per job, so the usual job reads `ec[name]` directly and copies nothing).
+ */
+export function ownColumns(ec: AccessEvent, columns: readonly string[]): AccessEvent {
+  const own = Object.create(null) as AccessEvent;
+  for (const name of columns) if (Object.hasOwn(ec, name)) own[name] = ec[name];
+  return own;
 }
 
 /** The marker line `#logsift-error <code> <message>` (without line breaks), the message kept on one line. */

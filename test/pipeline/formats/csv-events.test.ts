@@ -85,3 +85,20 @@ t.test('short rows read slower than they come: no false 4022 (the streams betwee
   }
   t.equal(rows, 40_000);
 });
+
+t.test('a quoted CR stays in its value; a __proto__ column is a field like any other', async (t) => {
+  const csv = 'datetime;__proto__;constructor;_line;note\n'
+    + '2012-11-30T00:13:10+01:00;P;C;L;"a\rb"\n'
+    + '2012-11-30T00:13:11+01:00;;;;"x\r\ny"\n';
+  const { columns, lines } = await read(csv);
+  t.same(columns, ['datetime', '__proto__', 'constructor', '_line', 'note']);
+  t.equal(lines.length, 2);
+  t.equal(lines[0], '{"datetime":"2012-11-30T00:13:10+01:00","__proto__":"P","constructor":"C","_line":"L","note":"a\\rb"}');
+  const first = csvRowFields(lines[0])!;
+  t.ok(Object.hasOwn(first, '__proto__'), 'an own field, not the prototype');
+  t.equal(first['__proto__'], 'P');
+  t.equal(Object.getPrototypeOf(first), Object.prototype);
+  t.same(Object.keys(first), ['datetime', '__proto__', 'constructor', '_line', 'note']);
+  t.equal(csvRowFields(lines[1])!.note, 'x\r\ny');
+  t.notOk(Object.hasOwn(csvRowFields(lines[1])!, '__proto__'), 'an empty cell is left out');
+});

@@ -91,3 +91,11 @@ t.test('crypting host crypts geoip-host, the same address, too', async (t) => {
   createCrypter({ fields: 'login', salt: 's' })!.crypt(loginOnly);
   t.equal(loginOnly['geoip-host'], '66.65.65.107', 'host left clear: geoip-host too');
 });
+
+t.test('a crypted field named like an inherited property (constructor) is absent: nothing added', async (t) => {
+  const crypter = createCrypter({ fields: 'constructor,toString,login', salt: 's' })!;
+  const ec: Record<string, string | number | undefined> = { login: 'bob' };
+  crypter.crypt(ec);
+  t.same(Object.keys(ec), ['login']);
+  t.not(ec.login, 'bob');
+});

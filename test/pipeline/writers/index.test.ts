@@ -87,8 +87,9 @@ t.test('serializer and frame for each kind', async (t) => {
   const expected: Record<OutputKind, [string, string, string, string, string]> = {
     csv: ['"h;1";3', 'host;size\n', '', '\n', ''],
     tsv: ['h;1\t3', 'host\tsize\n', '', '\n', ''],
-    json: ['{\n  "host": "h;1",\n  "size": 3\n}', '[', ',', '', ']'],
-    jsonstream: ['{"host":"h;1","size":3}', '', '\n', '', ''],
+    // `_line` is set in Clean-Only mode only (log output); elsewhere a field so named is data
+    json: ['{\n  "host": "h;1",\n  "size": 3,\n  "_line": "raw line"\n}', '[', ',', '', ']'],
+    jsonstream: ['{"host":"h;1","size":3,"_line":"raw line"}', '', '\n', '', ''],
     log: ['raw line', '', '', '\n', ''],
   };
   for (const [kind, [text, head, separator, terminator, tail]] of Object.entries(expected) as [OutputKind, [string, string, string, string, string]][]) {

@@ -18,7 +18,7 @@ t.test('values: quoting, no trimming, falsy values, numbers', async (t) => {
   const s = createTsvSerializer(['a', 'b', 'c', 'd', 'e']);
   t.equal(s.serialize({ a: 'x', b: 'y;z', c: '', e: 'end' }), 'x\ty;z\t\t\tend', '; needs no quoting');
   t.equal(s.serialize({ a: 'tab\there', b: 'say "hi"', c: '"' }), '"tab\there"\t"say ""hi"""\t""""\t\t');
-  t.equal(s.serialize({ a: '  padded ', b: 'a\nb' }), '  padded \ta\nb\t\t\t', 'no trimming, newlines kept (reference)');
+  t.equal(s.serialize({ a: '  padded ', b: 'a\nb' }), '  padded \tab\t\t\t', 'no trimming; every \\n removed, as in CSV');
   t.equal(s.serialize({ a: 0, b: 12, c: -1.5, d: '0' }), '\t12\t-1.5\t0\t', 'the number 0 prints empty, the text "0" does not');
   t.equal(s.serialize({}), '\t\t\t\t');
   t.equal(s.serialize({ _line: 'raw', a: 'é😀' }), 'é😀\t\t\t\t');
@@ -54,4 +54,27 @@ t.test('round trip through fast-csv', async (t) => {
       t.equal(rows[i][c], v === undefined ? '' : String(v), `row ${i} ${c}`);
     }
   }
+});
+
+t.test('no raw line feed in a value or a name; \\r quoted', async (t) => {
+  const s = createTsvSerializer(['a', 'b']);
+  t.equal(s.serialize({ a: 'x', b: 'a\nb' }), 'x\tab', '\\n deleted, as in CSV');
+  t.equal(s.serialize({ a: 'x', b: 'a\rb' }), 'x\t"a\rb"', 'a value holding \\r is quoted');
+  t.equal(s.serialize({ a: 'x', b: 'a\r\n"b' }), 'x\t"a\r""b"');
+  t.equal(s.serialize({ a: '\n#logsift-error 1 x', b: 'y' }), '"#logsift-error 1 x"\ty', 'a first value cannot start a row with # once its \\n is gone');
+  t.equal(tsvHeader(['nl\nname', 'cr\rname']), 'nlname\t"cr\rname"');
+  // a complete job whose value tries to forge the error marker or a row: one line per row, no marker line
+  const out = body('tsv', ['a', 'b'], [{ a: 'x', b: 'y\n#logsift-error 5003 service shutting down' }, { a: 'z', b: 'q\nFAKE\tROW' }]);
+  const lines = out.split('\n');
+  t.equal(lines.length, 4, 'header, 2 rows, the final empty string');
+  t.notOk(lines.some((l) => l.startsWith('#logsift-error')));
+  t.same(await parseTsv(out), [{ a: 'x', b: 'y#logsift-error 5003 service shutting down' }, { a: 'z', b: 'qFAKE\tROW' }]);
+});
+
+t.test('columns named like Object.prototype properties read own fields only', async (t) => {
+  const s = createTsvSerializer(['datetime', 'constructor', '__proto__', 'toString']);
+  t.equal(s.serialize({ datetime: 'd' }), 'd\t\t\t');
+  const ec: AccessEvent = { datetime: 'd', toString: 'T' };
+  Object.defineProperty(ec, '__proto__', { value: 'P', enumerable: true, writable: true, configurable: true });
+  t.equal(s.serialize(ec), 'd\t\tP\tT');
 });

@@ -1,0 +1,53 @@
+import t from 'tap';
+import { startApp, EZPROXY_DEFAULT } from '../helpers/app.js';
+import { post } from '../helpers/http.js';
+
+// Dates of posted lines in a server whose zone has summer time: an offset or a zone name written
+// in the line wins over DEFAULT_TIME_ZONE, and a Date-Format that does not fit fails the job.
+
+const server = await startApp({}, { POOL_THREADS: '1', DEFAULT_TIME_ZONE: 'Europe/Paris' });
+t.teardown(() => server.close());
+const url = server.url;
+
+const line = (date: string) => `1.2.3.4 - JOHN [${date}] "GET http://www.sciencedirect.com:80/science/article/pii/S0967064508000301 HTTP/1.1" 200 224846\n`;
+const json = { 'Log-Format-ezproxy': EZPROXY_DEFAULT, Accept: 'application/json' };
+type Event = { datetime: string; timestamp: number };
+
+t.test('an offset after a fraction of a second, or GMT, is the date\'s own (it came out two hours off)', async (t) => {
+  for (const [date, datetime] of [
+    ['01/Jul/2024:10:00:03.5 +0000', '2024-07-01T10:00:03+00:00'],
+    ['01/Jul/2024:10:00:03 GMT', '2024-07-01T10:00:03+00:00'],
+    ['01/Jul/2024:10:00:03 utc', '2024-07-01T10:00:03+00:00'],
+    ['01/Jul/2024:10:00:03', '2024-07-01T10:00:03+02:00'],
+  ]) {
+    const res = await post(url, line(date), json);
+    t.equal(res.status, 200, date);
+    const [event] = res.json<Event[]>();
+    t.equal(event?.datetime, datetime, date);
+    if (datetime.endsWith('+00:00')) t.equal(event?.timestamp, 1719828003, date);
+  }
+  const minutes = await post(url, line('27/Oct/2024:02:30:00 +0100'), { ...json, 'Date-Format': 'DD/MMM/YYYY:HH:mm Z' });
+  t.equal(minutes.json<Event[]>()[0]?.datetime, '2024-10-27T02:30:00+01:00', 'seconds the Date-Format lacks, then the offset');
+});
+
+t.test('a Date-Format that reads garbage fails the job with 4003', async (t) => {
+  const lines = '2024-10-27 02:30:00 1.2.3.4 http://www.sciencedirect.com/science/article/pii/S0967064508000301\n'.repeat(12);
+  const res = await post(url, lines, { 'Log-Format-ezproxy': '%{datetime}<[0-9-]+ [0-9:]+> %h %U', 'Date-Format': 'X', Accept: 'application/json' });
+  t.equal(res.status, 400, 'not 1970-01-01 for every event');
+  t.equal(res.json<{ code: number }>().code, 4003);
+  const year = await post(url, line('27/Oct/20245:10:00:00 +0100').repeat(12), json);
+  t.equal(year.json<{ code: number }>().code, 4003, 'a five-digit year');
+});
+
+t.test('CSV: a zone name, and ISO dates without seconds or without a time', async (t) => {
+  const csv = (date: string) => `host;datetime;url\n1.2.3.4;${date};http://www.sciencedirect.com/science/article/pii/S0967064508000301\n`;
+  for (const [date, datetime] of [
+    ['2024-10-27T02:30:00 UTC', '2024-10-27T02:30:00+00:00'],
+    ['2024-10-27T03:30', '2024-10-27T03:30:00+01:00'],
+    ['2024-10-27', '2024-10-27T00:00:00+02:00'],
+  ]) {
+    const res = await post(url, csv(date), { 'Content-Type': 'text/csv', Accept: 'application/json' });
+    t.equal(res.status, 200, date);
+    t.equal(res.json<Event[]>()[0]?.datetime, datetime, date);
+  }
+});

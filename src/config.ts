@@ -65,6 +65,11 @@ export interface Config {
     readonly maxLineBytes: number;
     /** 0 = no limit */
     readonly maxUploadBytes: number;
+    /**
+     * compressed data expanding more than this many times (checked past 10 MB of output) fails
+     * with 4034: a decompression bomb (0 = no limit)
+     */
+    readonly maxInflateRatio: number;
     /** 0 = no limit; a further job gets 503 with Retry-After */
     readonly maxConcurrentJobs: number;
     /** an upload that sends nothing for this long fails with 4037 (ms; 0 = never) */
@@ -451,6 +456,8 @@ export function readConfig(env: NodeJS.ProcessEnv = process.env, overrides: Part
     limits: {
       maxLineBytes: int(env, 'MAX_LINE_BYTES', 100_000, { min: 1 }),
       maxUploadBytes: int(env, 'MAX_UPLOAD_BYTES', 0, { min: 1, zero: 'no limit' }),
+      // a proxy log expands 3 to 20 times (the 1M-line bench log 3.4), a bomb about 1000
+      maxInflateRatio: int(env, 'MAX_INFLATE_RATIO', 100, { min: 1, zero: 'no limit' }),
       maxConcurrentJobs: int(env, 'MAX_CONCURRENT_JOBS', 0, { min: 1, zero: 'no limit' }),
       idleUploadMs: int(env, 'IDLE_UPLOAD_MS', 120_000, ms(1, 'no limit')),
       maxHeldEvents: int(env, 'MAX_HELD_EVENTS', DEFAULT_MAX_HELD_EVENTS, { min: 1, zero: 'no limit' }),

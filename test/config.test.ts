@@ -17,6 +17,13 @@ t.test('MAX_UPLOAD_BYTES: no upload limit unless one is set', async (t) => {
   t.throws(() => readConfig({ MAX_UPLOAD_BYTES: '10MB' }), /MAX_UPLOAD_BYTES must be 0 \(no limit\) or a whole number/);
 });
 
+t.test('MAX_INFLATE_RATIO: compressed data may expand 100 times unless set otherwise', async (t) => {
+  t.equal(readConfig({}).limits.maxInflateRatio, 100);
+  t.equal(readConfig({ MAX_INFLATE_RATIO: '0' }).limits.maxInflateRatio, 0, '0: no limit');
+  t.equal(readConfig({ MAX_INFLATE_RATIO: '500' }).limits.maxInflateRatio, 500);
+  t.throws(() => readConfig({ MAX_INFLATE_RATIO: '2.5' }), /MAX_INFLATE_RATIO must be 0 \(no limit\) or a whole number of at least 1, got "2.5"/);
+});
+
 t.test('DEFAULT_JOB_HEADERS: header names as HTTP writes them, one-line string values', async (t) => {
   t.same(readConfig({ DEFAULT_JOB_HEADERS: '{"Crypted-Fields":"none","X_y.z~":"1"}' }).defaultJobHeaders, { 'Crypted-Fields': 'none', 'X_y.z~': '1' });
   t.throws(() => readConfig({ DEFAULT_JOB_HEADERS: '{"Bad Header":"x"}' }), { name: 'StartError', message: /^DEFAULT_JOB_HEADERS: "Bad Header" is not a header name \(letters, digits and .* no spaces\)$/ });

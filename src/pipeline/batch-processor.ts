@@ -23,6 +23,7 @@ import type { AccessEvent } from './event.js';
 import type { BatchResult, JobSpec } from './job-spec.js';
 import { EventPacker } from './packed-events.js';
 import { isBuiltinMiddleware } from './middlewares.js';
+import { withoutLineEnd } from './line-batches.js';
 import type { PlatformSet } from '../platforms/platform-set.js';
 import type { WorkerResources } from '../resources/index.js';
 
@@ -42,7 +43,7 @@ export interface JobContext {
   readonly timer: (fields: Record<string, string | undefined>) => EventTime | undefined;
   readonly stages: readonly EventStage[];
   readonly serializer: EventSerializer;
-  /** calls `fn` with each line of a batch, decoded, `\r` kept */
+  /** calls `fn` with each line of a batch, decoded, without its line end's `\r` (withoutLineEnd) */
   readonly eachLine: (bytes: Uint8Array, fn: (line: string) => void) => void;
   readonly keepLines: ReadonlySet<RejectCategory>;
   /** no step of the chain reads log_id (no external middleware, not crypted nor a double-click field) */
@@ -64,8 +65,12 @@ const sha1Hex: (text: string) => string = typeof crypto.hash === 'function'
  * of the whole batch (256 KB) would be a large object, which survives the batch in the old
  * generation until a full collection, so each worker's heap would grow by dozens of them. A
  * line is decoded as the whole batch would be (0x0A is never part of a multi-byte character).
- * Other charsets may carry state from line to line: decoded whole.
+ * Other charsets may carry state from line to line: decoded whole. The carriage returns of line
+ * ends (line-batches.ts, withoutLineEnd) are left out by moving the line's bounds, before decoding
+ * (no string sliced for a CRLF line).
  */
+const CR = 0x0d;
+
 function lineSplitterFor(charset: string): JobContext['eachLine'] {
   const cs = charset.toLowerCase().replace(/[^a-z0-9]/g, '');
   const perLine: BufferEncoding | undefined = cs === 'utf8' ? 'utf8' : cs === 'latin1' || cs === 'iso88591' || cs === 'binary' ? 'latin1' : undefined;
@@ -76,7 +81,14 @@ function lineSplitterFor(charset: string): JobContext['eachLine'] {
       while (start < buf.length) {
         let end = buf.indexOf(0x0a, start);
         if (end < 0) end = buf.length;
-        fn(buf.toString(perLine, start, end));
+        let from = start;
+        let to = end;
+        if (to > from && buf[to - 1] === CR) {
+          to--;
+          if (to > from && buf[to - 1] === CR) to--;
+        }
+        if (to > from && buf[from] === CR) from++;
+        fn(buf.toString(perLine, from, to));
         start = end + 1;
       }
     };
@@ -87,7 +99,7 @@ function lineSplitterFor(charset: string): JobContext['eachLine'] {
     while (start < text.length) {
       let end = text.indexOf('\n', start);
       if (end < 0) end = text.length;
-      fn(text.slice(start, end));
+      fn(withoutLineEnd(text.slice(start, end)));
       start = end + 1;
     }
   };
@@ -274,8 +286,7 @@ export function processBatch(ctx: JobContext, data: Uint8Array, seq: number, wan
   // a batch that failed midway (its worker then answered with the error) left its events in the packer
   ctx.packer.clear();
   const out = new BatchCollector(ctx.packer, ctx.keepLines);
-  ctx.eachLine(data, (text) => {
-    const line = text.endsWith('\r') ? text.slice(0, -1) : text;
+  ctx.eachLine(data, (line) => {
     if (line === '') return;
     out.lines++;
     try {

@@ -2,10 +2,13 @@
  * What a connection where nothing moves for IDLE_UPLOAD_MS means for its job: its upload stopped
  * (4037), its client stopped reading (4040), or nothing wrong (the job is busy with what it has).
  * What moves is sampled (`progress`: the bytes received, the bytes written, what the system still
- * has to send), a quarter of the idle time apart: a slow reader's large write completes only once
- * it has all been taken, but the system's send queue shrinks meanwhile. So the limit is the idle
- * time after the last move, give or take a sampling period; the socket's own timeout, which a
- * shortened re-arm left short for good, is not used.
+ * has to send): a slow reader's large write completes only once it has all been taken, but the
+ * system's send queue shrinks meanwhile. A move is dated by the sample that sees it, up to a
+ * sampling period late, and so is the verdict: samples a hundredth of the idle time apart (at
+ * most 1 s, at least 10 ms) make the limit the idle time after the last move within 1 % (or
+ * 10 ms), where samples a quarter apart let it fire up to a quarter late (150 s for 120). Three
+ * numbers read each second cost nothing, and no timer is set per chunk. The socket's own
+ * timeout, which a shortened re-arm left short for good, is not used.
  */
 export class IdleWatch {
   private last: readonly number[];
@@ -20,9 +23,9 @@ export class IdleWatch {
     this.movedAt = now;
   }
 
-  /** How often to sample: a move is dated to within this. */
+  /** How often to sample: a move, and so the verdict, is dated to within this. */
   get sampleEveryMs(): number {
-    return Math.max(this.idleMs / 4, 10);
+    return Math.min(Math.max(Math.round(this.idleMs / 100), 10), 1000);
   }
 
   /** A sample: the job's verdict once nothing moved for the idle time, undefined otherwise. */

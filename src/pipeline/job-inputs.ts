@@ -71,33 +71,100 @@ export class UploadMeter {
   }
 }
 
+/** Bytes an inflater gives before its ratio is checked: a small file may be denser than a log. */
+export const INFLATE_RATIO_FROM_BYTES = 10_000_000;
+
+/**
+ * The bound on what compressed data expands to (MAX_INFLATE_RATIO, 0: none): past
+ * INFLATE_RATIO_FROM_BYTES of output, more than `maxRatio` times the compressed bytes the inflater
+ * has consumed (zlib's bytesWritten) fails with 4034. A proxy log expands 3 to 20 times; a
+ * decompression bomb (3 GB of newlines in 3 MB of gzip) a thousand times, and would keep the job
+ * decompressing for minutes with nothing to answer.
+ */
+export class InflateGuard {
+  private out = 0;
+
+  constructor(
+    private readonly inflater: Gunzip | Inflate,
+    private readonly maxRatio: number,
+    private readonly described: string,
+  ) {}
+
+  add(bytes: number): void {
+    this.out += bytes;
+    if (this.maxRatio <= 0 || this.out <= INFLATE_RATIO_FROM_BYTES) return;
+    const consumed = this.inflater.bytesWritten;
+    if (this.out <= this.maxRatio * consumed) return;
+    throw new StatusError(4034, `${this.described} expands more than ${this.maxRatio} times (${this.out} bytes from ${consumed}; MAX_INFLATE_RATIO): a log expands 3 to 20 times, this looks like a decompression bomb; a real log this dense can be sent uncompressed, or MAX_INFLATE_RATIO raised`);
+  }
+}
+
+/** The limits a request's inputs are read under (0 or absent: none). */
+export interface InputLimits {
+  /** MAX_UPLOAD_BYTES: bytes received, before decompression */
+  readonly maxUploadBytes?: number;
+  /** MAX_INFLATE_RATIO: see InflateGuard */
+  readonly maxInflateRatio?: number;
+}
+
+/**
+ * Reads the first two bytes of an input, across chunks, to tell gzip data (1f 8b, which no text
+ * starts with): a log compressed twice, or sent compressed without saying so, would otherwise be
+ * read as lines and fail with 4003 saying they do not match the log format.
+ */
+class GzipSniffer {
+  private readonly head: number[] = [];
+  done = false;
+
+  /** Whether the input is gzip data, once two bytes have been seen (false before). */
+  isGzip(chunk: Uint8Array): boolean {
+    for (let i = 0; i < chunk.length && this.head.length < 2; i++) this.head.push(chunk[i]);
+    if (this.head.length < 2) return false;
+    this.done = true;
+    return this.head[0] === 0x1f && this.head[1] === 0x8b;
+  }
+}
+
 /**
  * Decompresses when asked, turning zlib's errors into 4002. `meter` counts the compressed bytes,
  * when they are the request's (not a multipart file's, counted with the whole body).
  */
-async function* decompressed(stream: Readable, compression: 'gzip' | 'deflate' | undefined, what: string, meter?: UploadMeter): AsyncIterable<Uint8Array> {
+async function* decompressed(stream: Readable, compression: 'gzip' | 'deflate' | undefined, what: string, maxRatio: number, meter?: UploadMeter): AsyncIterable<Uint8Array> {
+  const sniffer = new GzipSniffer();
   if (!compression) {
     // Not destroyed on an early stop: the request's socket must stay open for the error answer.
     for await (const chunk of stream.iterator({ destroyOnReturn: false })) {
       meter?.add((chunk as Uint8Array).length);
+      if (!sniffer.done && sniffer.isGzip(chunk as Uint8Array)) {
+        throw new StatusError(4003, `${what} is gzip data (it starts with the bytes 1f 8b), sent without saying so: send it with Content-Encoding: gzip (or Content-Type: application/gzip; a multipart file named *.gz)`);
+      }
       yield chunk as Uint8Array;
     }
     return;
   }
   const inflater = createInflater(compression);
+  const guard = new InflateGuard(inflater, maxRatio, `${what}, read as ${compression},`);
   const stopMetering = meter?.watch(stream, (err) => inflater.destroy(err));
   // A body cut off before its end (its client gone, even after sending it all: node drops the
   // unread part) must fail the inflater, which a pipe would leave waiting for ever.
   const stopWatching = streamEnded(stream, { writable: false }, (err) => { if (err) inflater.destroy(err); });
   stream.pipe(inflater);
   try {
-    yield* drainThenFail(inflater);
+    for await (const chunk of drainThenFail(inflater)) {
+      guard.add(chunk.length);
+      if (!sniffer.done && sniffer.isGzip(chunk)) {
+        throw new StatusError(4002, `${what}, read as ${compression}, is still gzip data once decompressed (it starts with the bytes 1f 8b): it was compressed twice; decompress it once (gunzip) before sending it`);
+      }
+      yield chunk;
+    }
   } catch (err) {
     throw inflateError(err as Error, compression, what);
   } finally {
     stopWatching();
     stopMetering?.();
     stream.unpipe(inflater);
+    // what it still holds is dropped: a job that stopped early (a bomb) decodes nothing more
+    inflater.destroy();
   }
 }
 
@@ -146,16 +213,18 @@ function inflateError(err: Error, compression: 'gzip' | 'deflate', what: string)
  * The inputs of a job request: the raw body (decompressed when its Content-Encoding or type
  * says gzip/deflate), or each file of a multipart/form-data upload, one after the other (the
  * whole multipart body decompressed first when its Content-Encoding says so). A body larger than
- * `maxUploadBytes` (0: no limit) as received fails with 4034.
+ * `maxUploadBytes` as received, or compressed data expanding more than `maxInflateRatio` times,
+ * fails with 4034.
  */
-export function requestInputs(req: IncomingMessage, contentEncoding: 'gzip' | 'deflate' | undefined, maxUploadBytes = 0): AsyncIterable<JobInput> {
-  const meter = new UploadMeter(maxUploadBytes);
+export function requestInputs(req: IncomingMessage, contentEncoding: 'gzip' | 'deflate' | undefined, limits: InputLimits = {}): AsyncIterable<JobInput> {
+  const meter = new UploadMeter(limits.maxUploadBytes ?? 0);
+  const maxRatio = limits.maxInflateRatio ?? 0;
   const type = mediaType(req.headers['content-type']);
-  if (type === 'multipart/form-data') return multipartInputs(req, contentEncoding, meter, req.headers['request-charset'] === undefined);
+  if (type === 'multipart/form-data') return multipartInputs(req, contentEncoding, meter, maxRatio, req.headers['request-charset'] === undefined);
   const compression = contentEncoding ?? (GZIP_TYPES.has(type) ? 'gzip' : undefined);
   const csv = CSV_TYPES.has(type);
   return (async function* () {
-    yield { bytes: decompressed(req, compression, 'the request body', meter), csv };
+    yield { bytes: decompressed(req, compression, 'the request body', maxRatio, meter), csv };
   })();
 }
 
@@ -289,7 +358,7 @@ async function* failingAs(failure: () => Error | undefined, bytes: AsyncIterable
  * Multipart files in upload order. Busboy hands out the next file only once the current one has
  * been read, so the files go through the job one after the other without being buffered.
  */
-async function* multipartInputs(req: IncomingMessage, contentEncoding: 'gzip' | 'deflate' | undefined, meter: UploadMeter, partCharsets: boolean): AsyncIterable<JobInput> {
+async function* multipartInputs(req: IncomingMessage, contentEncoding: 'gzip' | 'deflate' | undefined, meter: UploadMeter, maxRatio: number, partCharsets: boolean): AsyncIterable<JobInput> {
   let bb: busboy.Busboy;
   try {
     // file names as browsers and curl send them: UTF-8 (busboy's default reads them as Latin-1)
@@ -326,7 +395,20 @@ async function* multipartInputs(req: IncomingMessage, contentEncoding: 'gzip' | 
   // HTTP's Content-Encoding is the whole body's: busboy reads what it decompresses to
   const inflater = contentEncoding && createInflater(contentEncoding);
   const source = inflater ? req.pipe(inflater) : req;
-  if (inflater) inflater.on('error', (err) => fail(inflateError(err, contentEncoding!, 'the request body')));
+  if (inflater) {
+    inflater.on('error', (err) => fail(inflateError(err, contentEncoding!, 'the request body')));
+    const guard = new InflateGuard(inflater, maxRatio, `the request body, read as ${contentEncoding},`);
+    // beside the pipe's own listener, as the meter's
+    const onData = (chunk: Uint8Array) => {
+      try {
+        guard.add(chunk.length);
+      } catch (err) {
+        inflater.off('data', onData);
+        fail(err as Error);
+      }
+    };
+    inflater.on('data', onData);
+  }
   if (charsets) source.pipe(charsets).pipe(bb);
   else source.pipe(bb);
   try {
@@ -340,7 +422,7 @@ async function* multipartInputs(req: IncomingMessage, contentEncoding: 'gzip' | 
         if (part.charset !== undefined && !iconv.encodingExists(part.charset)) {
           throw new StatusError(4015, `the charset of the file ${part.name}'s Content-Type: ${JSON.stringify(part.charset)} (known charsets: utf-8, iso-8859-1, windows-1252…)`);
         }
-        yield { name: part.name, bytes: failingAs(() => failure, decompressed(part.stream, gz ? 'gzip' : undefined, `the file ${part.name}`)), csv, charset: part.charset };
+        yield { name: part.name, bytes: failingAs(() => failure, decompressed(part.stream, gz ? 'gzip' : undefined, `the file ${part.name}`, maxRatio)), csv, charset: part.charset };
         reading = undefined;
         part.stream.resume(); // whatever the job did not read, so that busboy goes on
         continue;

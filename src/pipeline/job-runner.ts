@@ -15,7 +15,7 @@ import { deniedFrameFor, frameFor } from './writers/index.js';
 import type { Frame } from './writers/types.js';
 import type { JobOptions } from './job-options.js';
 import { jobSpec, type BatchResult, type EventRecord, type JobFormat, type JobSpec } from './job-spec.js';
-import { forEachLine, lineBatches } from './line-batches.js';
+import { CR_ONLY_HINT, forEachLine, lineBatches, withoutLineEnd } from './line-batches.js';
 import type { ParsingPool } from './parsing-pool.js';
 import { BoundedCaller, CallTimeout } from './bounded-call.js';
 import { DeniedFile, type JobOutput } from './job-output.js';
@@ -315,7 +315,7 @@ export class Job {
       if (!this.parsedAny) {
         throw new StatusError(4003, this.linesRead === 0 ? 'the request held no line'
           : this.gateDateFailures === this.linesRead ? `the ${this.linesRead} lines read match the log format, but their dates do not read with ${this.dateFormatName()}: set Date-Format`
-          : `none of the ${this.linesRead} lines read matches the log format${this.resultSentBack()}`);
+          : `none of the ${this.linesRead} lines read matches the log format${this.resultSentBack()}${this.lineEndHint()}`);
       }
       this.flushHeld();
       return await this.complete();
@@ -417,7 +417,15 @@ export class Job {
   private decodeLine(bytes: Uint8Array): string {
     const buf = Buffer.from(bytes.buffer, bytes.byteOffset, bytes.byteLength);
     const text = /^utf-?8$/i.test(this.batchCharset) ? buf.toString('utf8') : iconv.decode(buf, this.batchCharset);
-    return text.endsWith('\r') ? text.slice(0, -1) : text;
+    return withoutLineEnd(text);
+  }
+
+  /** A line the gate rejected held a carriage return inside: the log's lines may end with \r alone. */
+  private gateSawCarriageReturn = false;
+
+  /** What a 4003 of the gate adds: that the lines hold carriage returns but no line feed, if so. */
+  private lineEndHint(): string {
+    return this.gateSawCarriageReturn ? `; ${CR_ONLY_HINT}` : '';
   }
 
   /**
@@ -443,6 +451,7 @@ export class Job {
         this.linesRead++;
         this.gateFailures++;
         if (format) this.gateDateFailures++;
+        if (line.includes('\r')) this.gateSawCarriageReturn = true;
         rejected.push(line);
         const place = this.linePlace();
         this.traces.warn(format
@@ -452,7 +461,7 @@ export class Job {
           const formatName = this.options.format ? 'the given log format' : 'any known log format';
           throw new StatusError(4003, this.gateDateFailures === this.gateFailures
             ? `the first ${this.gateFailures} lines match the log format, but their dates do not read with ${this.dateFormatName()}: set Date-Format (Max-Parse-Attempts)`
-            : `the first ${this.gateFailures} lines do not match ${formatName}${this.gateDateFailures ? ` (${this.gateDateFailures} of them match it but their dates do not read with ${this.dateFormatName()})` : ''} (Max-Parse-Attempts)${this.resultSentBack()}`);
+            : `the first ${this.gateFailures} lines do not match ${formatName}${this.gateDateFailures ? ` (${this.gateDateFailures} of them match it but their dates do not read with ${this.dateFormatName()})` : ''} (Max-Parse-Attempts)${this.resultSentBack()}${this.lineEndHint()}`);
         }
         return true;
       });

@@ -20,7 +20,27 @@ export interface BatchOptions {
 }
 
 const NEWLINE = 0x0a;
+const CR = 0x0d;
 const TIMEOUT = Symbol('timeout');
+
+/**
+ * A line (its newline cut off) without the carriage returns of its line end: the CR of a CRLF,
+ * one more before it (`\r\r\n`: the reference cuts at `\r?\n`, then strips a trailing `\r`),
+ * and one at its start, which lines ended by `\n\r` leave there. The workers do the same on the
+ * bytes (batch-processor.ts).
+ */
+export function withoutLineEnd(line: string): string {
+  let end = line.length;
+  if (end > 0 && line.charCodeAt(end - 1) === CR) {
+    end--;
+    if (end > 0 && line.charCodeAt(end - 1) === CR) end--;
+  }
+  const start = end > 0 && line.charCodeAt(0) === CR ? 1 : 0;
+  return start === 0 && end === line.length ? line : line.slice(start, end);
+}
+
+/** What a refusal adds when carriage returns came without line feeds: lines ended by `\r` alone. */
+export const CR_ONLY_HINT = 'it holds carriage returns (\\r) but no line feed: lines must end with \\n or \\r\\n, not \\r alone';
 
 /**
  * The next chunk, or TIMEOUT after `timeoutMs` (0: no timeout), or the signal's reason thrown.
@@ -49,8 +69,10 @@ function waitStep<T>(next: Promise<T>, timeoutMs: number, signal: AbortSignal | 
   });
 }
 
-function lineTooLong(max: number): StatusError {
-  return new StatusError(4022, `none in ${max} bytes of a line (MAX_LINE_BYTES): the input is not a log, or a line is absurdly long`);
+function lineTooLong(max: number, tail?: Uint8Array): StatusError {
+  // a log whose lines end with \r alone is one long line
+  const crOnly = tail !== undefined && tail.includes(CR);
+  return new StatusError(4022, `none in ${max} bytes of a line (MAX_LINE_BYTES): ${crOnly ? CR_ONLY_HINT : 'the input is not a log, or a line is absurdly long'}`);
 }
 
 /**
@@ -146,7 +168,7 @@ export async function* lineBatches(source: AsyncIterable<Uint8Array>, opts: Batc
       if (tooLong || pendingLine > opts.maxLineBytes) {
         // the whole lines before it are still parsed: the job fails after their events
         if (whole > 0) yield take(whole);
-        throw lineTooLong(opts.maxLineBytes);
+        throw lineTooLong(opts.maxLineBytes, tooLong ? undefined : chunk.subarray(lastNewline + 1));
       }
       pieces.push(chunk);
       size += chunk.length;

@@ -6,6 +6,9 @@ import { StartError } from '../start-error.js';
 import { mergeJobHeaders } from '../settings/predefined.js';
 import type { Job } from '../pipeline/job-runner.js';
 
+/** How long the shutdown lets a job finish the lines it holds before aborting it (a batch takes well under a second). */
+export const STOP_GRACE_MS = 2000;
+
 /** The jobs running in this process. */
 export class RunningJobs {
   private readonly jobs = new Map<string, { job: Job; done: Promise<unknown> }>();
@@ -27,11 +30,22 @@ export class RunningJobs {
     return this.jobs.get(id)?.job;
   }
 
-  /** Stops every running job cleanly and waits until their files and rows are closed. */
-  async abortAll(reason: StatusError): Promise<void> {
+  /**
+   * Stops every running job cleanly and waits until their files and rows are closed. Each job's
+   * input breaks off first, as an upload that stops does: the complete lines it holds and its
+   * batches in the workers still give their events before the error line (aborted at once, a
+   * job with FLUSH_AFTER_MS=0 dropped every line received since its last full batch). A job not
+   * ended `graceMs` later (its client not reading, a slow batch) is aborted.
+   */
+  async stopAll(reason: StatusError, graceMs: number): Promise<void> {
     const entries = [...this.jobs.values()];
-    for (const e of entries) e.job.abort(reason);
-    await Promise.allSettled(entries.map((e) => e.done));
+    for (const e of entries) e.job.breakInput(reason);
+    const ended = Promise.allSettled(entries.map((e) => e.done));
+    let timer: NodeJS.Timeout | undefined;
+    await Promise.race([ended, new Promise<void>((resolve) => { timer = setTimeout(resolve, graceMs); })]);
+    clearTimeout(timer);
+    for (const e of entries) if (e.job.state === 'running') e.job.abort(reason);
+    await ended;
   }
 }
 
@@ -47,7 +61,7 @@ export default fp(async (app) => {
   checkDefaultJobHeaders(app);
   // preClose runs before every onClose hook: jobs end while the pool and the database are open.
   app.addHook('preClose', async () => {
-    await running.abortAll(new StatusError(5003, 'send the job again once it is back up'));
+    await running.stopAll(new StatusError(5003, 'send the job again once it is back up'), STOP_GRACE_MS);
   });
 }, { name: 'jobs', dependencies: ['platforms', 'database'] });
 

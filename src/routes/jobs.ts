@@ -265,7 +265,7 @@ async function runJob(app: FastifyInstance, request: FastifyRequest, res: Server
 
   const done = (async () => {
     await job.open(output);
-    const outcome = await job.run(requestInputs(request.raw, options.contentEncoding, app.config.limits.maxUploadBytes));
+    const outcome = await job.run(requestInputs(request.raw, options.contentEncoding, app.config.limits));
     request.log.info({ job: id, outcome, lines: job.linesRead, events: job.events, deferred: mode.deferred }, 'job ended');
   })();
   app.runningJobs.add(job, done);

@@ -32,3 +32,16 @@ t.test('nothing wrong: a slow reader, a busy job, an answer that flows while the
   // the answer written in bursts, then short pauses in the upload: never the idle time without a move
   t.equal(run(1000, (now) => [Math.floor(now / 700), Math.floor(now / 400), 0], (now) => ({ input: now % 1000 < 500, output: false })), undefined);
 });
+
+t.test('the verdict comes the idle time after the last move within a hundredth, not up to a quarter late', async (t) => {
+  // IDLE_UPLOAD_MS=120000: both ended jobs at 150 s, the moves being dated by samples 30 s apart
+  const idle = 120_000;
+  const upload = run(idle, (now) => [Math.min(now, 3010), 0, 0], () => ({ input: true, output: false }), 200_000);
+  t.equal(upload?.verdict, 'upload');
+  t.ok(upload!.at >= 3010 + idle && upload!.at <= 3010 + idle * 1.01, `4037 at ${upload?.at} ms: the upload stopped at 3,010 ms`);
+  const answer = run(idle, (now) => [0, Math.min(now, 61_230), 0], () => ({ input: false, output: true }), 250_000);
+  t.equal(answer?.verdict, 'answer');
+  t.ok(answer!.at >= 61_230 + idle && answer!.at <= 61_230 + idle * 1.01, `4040 at ${answer?.at} ms: the answer stopped moving at 61,230 ms`);
+  t.ok(new IdleWatch(idle, () => [], 0).sampleEveryMs <= 1000, 'a sample a second at most');
+  t.equal(new IdleWatch(200, () => [], 0).sampleEveryMs, 10, 'and at least 10 ms apart');
+});

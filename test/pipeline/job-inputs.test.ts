@@ -2,8 +2,8 @@ import t from 'tap';
 import type { IncomingMessage } from 'node:http';
 import { Readable } from 'node:stream';
 import { setTimeout as sleep } from 'node:timers/promises';
-import { constants as zlib, gunzipSync, gzipSync } from 'node:zlib';
-import { breakable, requestInputs, visibleText } from '../../src/pipeline/job-inputs.js';
+import { constants as zlib, deflateSync, gunzipSync, gzipSync } from 'node:zlib';
+import { breakable, INFLATE_RATIO_FROM_BYTES, requestInputs, visibleText, type InputLimits } from '../../src/pipeline/job-inputs.js';
 
 /** A request body as a socket delivers it: 16 kB chunks. */
 function body(bytes: Buffer, headers: Record<string, string>): IncomingMessage {
@@ -73,6 +73,75 @@ t.test('breakable: what it has given is not kept (a race against one long-lived 
   const waiting = stalled.next();
   controller.abort(new Error('idle'));
   await t.rejects(waiting, /idle/);
+});
+
+/** Reads every input of a request to its end: the bytes read, and the error it ended with. */
+async function readAll(req: IncomingMessage, encoding: 'gzip' | 'deflate' | undefined, limits: InputLimits) {
+  let bytes = 0;
+  try {
+    for await (const input of requestInputs(req, encoding, limits)) {
+      for await (const chunk of input.bytes) bytes += chunk.length;
+    }
+  } catch (error) {
+    return { bytes, error };
+  }
+  return { bytes, error: undefined };
+}
+
+/** A multipart/form-data body of one file. */
+function form(name: string, data: Buffer) {
+  const boundary = 'b0und';
+  return {
+    bytes: Buffer.concat([Buffer.from(`--${boundary}\r\nContent-Disposition: form-data; name="f"; filename="${name}"\r\nContent-Type: application/octet-stream\r\n\r\n`), data, Buffer.from(`\r\n--${boundary}--\r\n`)]),
+    headers: { 'content-type': `multipart/form-data; boundary=${boundary}` },
+  };
+}
+
+t.test('a decompression bomb fails with 4034 once past 10 MB, whatever carries it (MAX_INFLATE_RATIO)', async (t) => {
+  // 40 MB of newlines in 40 kB: a thousand times (a proxy log: 3 to 20)
+  const newlines = Buffer.alloc(40 << 20, 0x0a);
+  const gz = gzipSync(newlines);
+  const limits = { maxInflateRatio: 100 };
+  const within = (got: { bytes: number; error: unknown }, what: string) => {
+    t.match(got.error, { code: 4034, message: /expands more than 100 times .*MAX_INFLATE_RATIO.*decompression bomb/ }, `${what}: 4034`);
+    t.ok(got.bytes <= INFLATE_RATIO_FROM_BYTES + (1 << 20), `${what}: stopped after ${got.bytes} bytes`);
+  };
+  within(await readAll(body(gz, { 'content-type': 'text/plain' }), 'gzip', limits), 'Content-Encoding: gzip');
+  within(await readAll(body(gz, { 'content-type': 'application/gzip' }), undefined, limits), 'a gzip content type');
+  within(await readAll(body(deflateSync(newlines), { 'content-type': 'text/plain' }), 'deflate', limits), 'deflate');
+  const file = form('a.log.gz', gz);
+  within(await readAll(body(file.bytes, file.headers), undefined, limits), 'a multipart .gz file');
+  const whole = form('a.log', newlines);
+  within(await readAll(body(gzipSync(whole.bytes), whole.headers), 'gzip', limits), 'a gzip multipart body');
+  t.match((await readAll(body(gz, { 'content-type': 'text/plain' }), 'gzip', limits)).error, { message: /the request body, read as gzip, expands/ }, 'the message says what');
+
+  // off: all of it
+  t.same(await readAll(body(gzipSync(newlines.subarray(0, 20 << 20)), {}), 'gzip', { maxInflateRatio: 0 }), { bytes: 20 << 20, error: undefined }, '0: no limit');
+  // under 10 MB, a small file may be as dense as it likes
+  t.same(await readAll(body(gzipSync(newlines.subarray(0, 9 << 20)), {}), 'gzip', limits), { bytes: 9 << 20, error: undefined }, 'a small dense file');
+  // a log as dense as logs get and more: lines that differ only by their time, about 50 times
+  const pad = (n: number) => String(n).padStart(2, '0');
+  const log = Buffer.from(Array.from({ length: 100_000 }, (_, i) => `1.2.3.4 - JOHN [30/Nov/2012:${pad(Math.floor(i / 3600) % 24)}:${pad(Math.floor(i / 60) % 60)}:${pad(i % 60)} +0100] "GET http://www.sciencedirect.com:80/science/article/pii/S0967064508000301 HTTP/1.1" 200 224846\n`).join(''));
+  const dense = gzipSync(log);
+  t.ok(log.length > INFLATE_RATIO_FROM_BYTES && log.length / dense.length > 20, `a log of ${log.length} bytes, ${(log.length / dense.length).toFixed(0)} times its gzip`);
+  t.same(await readAll(body(dense, {}), 'gzip', limits), { bytes: log.length, error: undefined }, 'goes through');
+});
+
+t.test('gzip data where lines are expected: compressed twice (4002), or sent without saying so (4003)', async (t) => {
+  const gz = gzipSync('a log line\n');
+  const twice = await readAll(body(gzipSync(gz), {}), 'gzip', {});
+  t.match(twice.error, { code: 4002, message: /the request body, read as gzip, is still gzip data once decompressed .*compressed twice/ });
+  t.equal(twice.bytes, 0, 'nothing read as lines');
+  const file = form('a.log.gz', gzipSync(gz));
+  t.match((await readAll(body(file.bytes, file.headers), undefined, {})).error, { code: 4002, message: /the file a\.log\.gz, read as gzip, is still gzip data/ }, 'a multipart .gz file');
+  const undeclared = await readAll(body(gz, { 'content-type': 'text/plain' }), undefined, {});
+  t.match(undeclared.error, { code: 4003, message: /the request body is gzip data .*Content-Encoding: gzip/ });
+  const plain = form('a.log', gz);
+  t.match((await readAll(body(plain.bytes, plain.headers), undefined, {})).error, { code: 4003, message: /the file a\.log is gzip data/ }, 'a multipart file not named .gz');
+  // the two bytes may come in two chunks
+  const split = Object.assign(Readable.from([gz.subarray(0, 1), gz.subarray(1)]), { headers: {} }) as unknown as IncomingMessage;
+  t.match((await readAll(split, undefined, {})).error, { code: 4003 }, 'across chunks');
+  t.same(await readAll(body(Buffer.from('\x1f a line\n'), {}), undefined, {}), { bytes: 9, error: undefined }, 'other text goes through');
 });
 
 t.test('each multipart file has the charset its Content-Type names, unless Request-Charset is given', async (t) => {

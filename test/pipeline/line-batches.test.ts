@@ -1,5 +1,5 @@
 import t from 'tap';
-import { lineBatches } from '../../src/pipeline/line-batches.js';
+import { lineBatches, withoutLineEnd } from '../../src/pipeline/line-batches.js';
 
 /** 2,000 lines of 80 bytes (160 kB), delivered in chunks of `chunk` bytes as a socket would. */
 function upload(chunk: number): { bytes: Buffer; source: () => AsyncIterable<Uint8Array> } {
@@ -96,4 +96,23 @@ t.test('an input that fails: the whole lines it gave are handed out before its e
   const got: Uint8Array[] = [];
   await t.rejects((async () => { for await (const b of lineBatches(source, { batchBytes: 1 << 20, maxLineBytes: 1000 })) got.push(b); })(), { code: 'Z_BUF_ERROR' });
   t.equal(Buffer.concat(got).toString(), 'one\ntwo\n');
+});
+
+t.test('withoutLineEnd: the CR of a CRLF, one more before it, and one at the start', async (t) => {
+  const cases: Array<[string, string]> = [
+    ['a line', 'a line'],
+    ['a line\r', 'a line'],
+    ['a line\r\r', 'a line'],
+    ['a line\r\r\r', 'a line\r'],
+    ['\r', ''],
+    ['\r\r', ''],
+    ['\ra line', 'a line'],
+    ['\ra line\r', 'a line'],
+    ['\r\ra line', '\ra line'],
+    ['a\rline', 'a\rline'],
+    ['', ''],
+  ];
+  for (const [line, want] of cases) t.equal(withoutLineEnd(line), want, JSON.stringify(line));
+  const same = 'a line';
+  t.equal(withoutLineEnd(same), same, 'a line without CR is the same string');
 });

@@ -98,6 +98,10 @@ const CASES: Case[] = [
   { name: 'plain text announced as gzip', code: 4002, http: [400], run: async (s) => outcome(await post(s.url, LINES, { ...FORMAT, 'Content-Encoding': 'gzip' })) },
   { name: 'plain text announced as deflate', code: 4002, http: [400], run: async (s) => outcome(await post(s.url, LINES, { ...FORMAT, 'Content-Encoding': 'deflate' })) },
   { name: 'unknown Content-Encoding', code: 4005, http: [406], run: async (s) => outcome(await post(s.url, LINES, { ...FORMAT, 'Content-Encoding': 'br' })) },
+  { name: 'gzip inside gzip (Content-Encoding)', code: 4002, http: [400], run: async (s) => outcome(await post(s.url, gzipSync(gz), { ...FORMAT, 'Content-Encoding': 'gzip' })) },
+  { name: 'gzip inside gzip (multipart .gz file)', code: 4002, http: [400], run: async (s) => outcome(await post(s.url, multipart('b0und', [{ name: 'a.log.gz', body: gzipSync(gz) }]), { ...FORMAT, 'Content-Type': 'multipart/form-data; boundary=b0und' })) },
+  { name: 'gzip sent as plain text', code: 4003, http: [400], run: async (s) => outcome(await post(s.url, gz, FORMAT)) },
+  { name: 'gzip bomb: a thousand times (MAX_INFLATE_RATIO)', code: 4034, http: [413], run: async (s) => outcome(await post(s.url, gzipSync(Buffer.alloc(40 << 20, 0x0a)), { ...FORMAT, 'Content-Encoding': 'gzip' })) },
   { name: 'gzip bomb guard: 1 MB line inside gzip', code: 4022, http: [400], run: async (s) => outcome(await post(s.url, gzipSync(Buffer.alloc(1 << 20, 0x61)), { ...FORMAT, 'Content-Encoding': 'gzip' })) },
   ...(['utf-8', 'latin1', 'windows-1252', 'utf-16le'] as const).map((charset): Case => ({
     name: `invalid bytes in charset mode ${charset}`,

@@ -6,6 +6,7 @@ import iconv from 'iconv-lite';
 import { startApp, EZPROXY_DEFAULT } from '../helpers/app.js';
 import { post, csvRows, multipart } from '../helpers/http.js';
 import { shared } from '../helpers/shared.js';
+import { jobFile, jobReport, lines } from '../helpers/jobs.js';
 
 const SD_LINE = '1.2.3.4 - JOHN [30/Nov/2012:00:14:18 +0100] "GET http://www.sciencedirect.com:80/science/article/pii/S0967064508000301 HTTP/1.1" 200 224846\n';
 const SD_LINE2 = '1.2.3.5 - ANNE [30/Nov/2012:00:15:18 +0100] "GET http://pdn.sciencedirect.com:80/science?_ob=MiamiImageURL&_pii=S0960982213001917 HTTP/1.1" 200 24846\n';
@@ -109,6 +110,38 @@ t.test('Request-Charset: latin-1 and UTF-16 bodies, and a UTF-8 BOM', async (t) 
   t.equal(crlf.json<unknown[]>().length, 2, 'CRLF line ends');
   const noFinalNewline = await post(url, SD_LINE + SD_LINE2.trimEnd(), format);
   t.equal(noFinalNewline.json<unknown[]>().length, 2, 'the last line needs no newline');
+});
+
+t.test('line ends: \\r\\r\\n and \\n\\r read as line ends; \\r alone said so in the 4003 or 4022', async (t) => {
+  const headers = { ...FORMAT, Accept: 'application/json', 'Reject-Files': 'all', 'Crypted-Fields': 'none' };
+  const check = async (what: string, body: Buffer | string, extra: Record<string, string> = {}) => {
+    const res = await post(url, body, { ...headers, ...extra });
+    t.equal(res.status, 200, what);
+    t.same(res.json<Array<{ login: string }>>().map((e) => e.login), ['JOHN', 'ANNE'], `${what}: both events`);
+    const id = String(res.headers['job-id']);
+    t.equal((await jobReport(server.varDir, id)).general['nb-lines-input'], 2, `${what}: 2 lines read, no line of a lone \\r`);
+    t.same(lines(await jobFile(server.varDir, id, 'lines-unknown-formats.log')), [], `${what}: no unknown format`);
+  };
+  // the reference cuts at \r?\n, then strips one more \r: a blank line written \r\r\n is skipped
+  const doubled = '\r\r\n' + SD_LINE.replace('\n', '\r\r\n') + '\r\r\n' + SD_LINE2.replace('\n', '\r\r\n');
+  await check('\\r\\r\\n', doubled);
+  await check('\\r\\r\\n in windows-1252 (decoded whole)', iconv.encode(doubled, 'windows-1252'), { 'Request-Charset': 'windows-1252' });
+  await check('\\r\\r\\n in UTF-16', iconv.encode(doubled, 'utf-16le'), { 'Request-Charset': 'utf-16le' });
+  await check('\\n\\r', `${SD_LINE}\r${SD_LINE2}\r`);
+  await check('\\n\\r in windows-1252', iconv.encode(`\r\n\r${SD_LINE}\r${SD_LINE2}\r`, 'windows-1252'), { 'Request-Charset': 'windows-1252' });
+
+  const crOnly = await post(url, SD_LINE.replace('\n', '\r') + SD_LINE2.replace('\n', '\r'), headers);
+  t.equal(crOnly.status, 400);
+  t.equal(crOnly.headers['service-status'], '4003');
+  t.match(crOnly.headers['service-status-message'], /none of the 1 lines read matches the log format; it holds carriage returns \(\\r\) but no line feed: lines must end with \\n or \\r\\n, not \\r alone$/);
+  // a few \n among them: lines holding \r inside
+  const many = await post(url, Array.from({ length: 12 }, () => SD_LINE.replace('\n', '\r') + SD_LINE2.replace('\n', '\r')).join('\n'), headers);
+  t.match(many.headers['service-status-message'], /the first 10 lines do not match the given log format .*; it holds carriage returns/, 'at Max-Parse-Attempts too');
+  const long = await post(url, SD_LINE.replace('\n', '\r').repeat(1000), headers);
+  t.equal(long.headers['service-status'], '4022', 'more than MAX_LINE_BYTES of them: one long line');
+  t.match(long.headers['service-status-message'], /MAX_LINE_BYTES\): it holds carriage returns \(\\r\) but no line feed/);
+  const plain = await post(url, 'x'.repeat(200_000), headers);
+  t.match(plain.headers['service-status-message'], /MAX_LINE_BYTES\): the input is not a log/, 'a long line without \\r: as before');
 });
 
 t.test('every format family with real lines (multiformat)', async (t) => {

@@ -62,6 +62,31 @@ t.test('limits users can set: concurrent jobs (503 + Retry-After), upload size (
   t.ok(over(await postFile('a.log', Buffer.from(LINE.repeat(200)))), 'and uncompressed');
 });
 
+t.test('a decompression bomb: its job ends at once with 4034 saying what to do (MAX_INFLATE_RATIO), after the events of the lines before it', async (t) => {
+  const server = await startApp({ limits: { maxInflateRatio: 100 } }, { POOL_THREADS: '1' });
+  t.teardown(() => server.close());
+  // 200 MB of newlines in 200 kB (the testers' 3 GB in 3 MB: the job read empty lines for minutes,
+  // its client waiting with nothing, then 4003)
+  const bomb = gzipSync(Buffer.alloc(200 << 20, 0x0a));
+  const started = Date.now();
+  const res = await post(server.url, bomb, { 'Log-Format-ezproxy': EZPROXY_DEFAULT, 'Content-Encoding': 'gzip' });
+  const seconds = (Date.now() - started) / 1000;
+  t.equal(res.status, 413);
+  t.equal(res.headers['service-status'], '4034');
+  t.match(res.headers['service-status-message'], /^Upload too large: the request body, read as gzip, expands more than 100 times \(\d+ bytes from \d+; MAX_INFLATE_RATIO\): .*decompression bomb/);
+  t.ok(seconds < 30, `answered in ${seconds.toFixed(1)} s`);
+  const job = server.app.jobStore.get(String(res.headers['job-id']));
+  t.equal(job?.status_code, 4034, 'the job ended with it');
+
+  // lines before it: their events, then the error
+  const lines = Buffer.concat([Buffer.from(LINE.repeat(20)), Buffer.alloc(40 << 20, 0x0a)]);
+  const after = await post(server.url, gzipSync(lines), { 'Log-Format-ezproxy': EZPROXY_DEFAULT, 'Content-Encoding': 'gzip' });
+  t.equal(after.status, 200);
+  t.equal(after.trailers['service-status'], '4034');
+  t.equal(after.text.split('\n').filter((l) => l.includes('sciencedirect')).length, 20, 'the events of the lines before');
+  t.match(after.text, /#logsift-error 4034 Upload too large: the request body, read as gzip, expands more than 100 times/);
+});
+
 t.test('the idle limit: a client reading slowly goes through; one that stops reading ends its job with 4040', async (t) => {
   const server = await startApp({ limits: { maxConcurrentJobs: 0, maxUploadBytes: 0, idleUploadMs: 200, maxLineBytes: 100_000 } }, { POOL_THREADS: '1' });
   t.teardown(() => server.close());

@@ -180,3 +180,30 @@ t.test('a job stopped by the shutdown still writes the events its double-click w
   const report = JSON.parse(await readFile(join(app.varDir, 'jobs', id, 'report.json'), 'utf8')) as { general: Record<string, number> };
   t.equal(report.general['nb-ecs'], 2);
 });
+
+t.test('the shutdown with FLUSH_AFTER_MS=0: the complete lines a job holds still give their events before the 5003 line', async (t) => {
+  // Lines wait there for a full batch or the upload's end: aborted at once, the job dropped them
+  // (report: nb-lines-input 0), where the default flush had sent them on.
+  const app = await startApp({ pool: { flushAfterMs: 0 }, limits: { idleUploadMs: 0 } }, { POOL_THREADS: '1' });
+  t.teardown(() => app.close());
+  const held = [
+    line('10.0.0.1', 'ALICE', '00:01:00', sdPdf('S0012160612004174')),
+    line('10.0.0.2', 'BOB', '00:02:00', sdArticle('S0012160612000001')),
+  ].join('\n') + '\n';
+  const job = openJob(app.url, held, { 'Log-Format-ezproxy': '%h %l %u %t "%r" %s %b', 'Double-Click-Removal': 'false' });
+  const received = () => app.app.runningJobs.list().find((j) => j.bytesRead >= Buffer.byteLength(held));
+  for (let waited = 0; waited < 15_000 && !received(); waited += 50) await new Promise((resolve) => setTimeout(resolve, 50));
+  const id = received()!.id;
+  t.equal(received()!.linesRead, 0, 'the lines are held, not parsed');
+  const closing = app.app.close();
+  const res = await job.response;
+  const rows = (await res.text()).trimEnd().split('\n');
+  await closing;
+  t.equal(res.status, 200);
+  t.equal(rows.length, 4, 'the header, both events, the error line');
+  t.match(rows[3], /^#logsift-error 5003 The service is shutting down/);
+  const done = JSON.parse(await readFile(join(app.varDir, 'jobs', id, 'report.json'), 'utf8')) as { general: Record<string, number> };
+  t.equal(done.general['nb-lines-input'], 2, 'both lines read');
+  t.equal(done.general['nb-ecs'], 2);
+  t.equal(done.general.status, 5003);
+});

@@ -120,6 +120,9 @@ async function firstLines(max = 20) {
 
 // ---------------------------------------------------------------------------- settings
 
+/** The words the service reads as yes and as no in a yes/no header (src/pipeline/job-headers.ts). */
+const YES_WORDS = ['true', '1', 'yes', 'on'];
+const NO_WORDS = ['false', '0', 'no', 'off'];
 const controls = () => [...document.querySelectorAll('#step-settings [data-header]')];
 
 const SIMPLE = ['Date-Format', 'Request-Charset', 'Accept', 'Crypted-Fields', 'Response-Charset', 'Traces-Level', 'Force-Parser',
@@ -198,11 +201,11 @@ function applySetting(id) {
         const items = value.split(',').map((f) => f.trim()).filter(Boolean);
         $('#fields-add').value = items.filter((f) => !f.startsWith('-')).map((f) => f.replace(/^\+/, '')).join(', ');
         $('#fields-remove').value = items.filter((f) => f.startsWith('-')).map((f) => f.slice(1)).join(', ');
-      } else if (name === 'clean-only' && value.trim().toLowerCase() === 'true') {
+      } else if (name === 'clean-only' && YES_WORDS.includes(value.trim().toLowerCase())) {
         $('#clean-only').checked = true;
       } else if (name === 'response-encoding' && /gzip/i.test(value)) {
         $('#compress').checked = true;
-      } else if (name === 'double-click-removal' && value.trim().toLowerCase() === 'false') {
+      } else if (name === 'double-click-removal' && NO_WORDS.includes(value.trim().toLowerCase())) {
         $('#dc-off').checked = true;
       } else if (name === 'reject-files') {
         const wanted = value.toLowerCase().split(',').map((v) => v.trim());

@@ -1,5 +1,5 @@
 import t from 'tap';
-import { cp, mkdir, readFile } from 'node:fs/promises';
+import { cp, mkdir, readFile, writeFile } from 'node:fs/promises';
 import { existsSync } from 'node:fs';
 import { join } from 'node:path';
 import type { Page } from 'playwright-core';
@@ -32,7 +32,13 @@ if (browser) {
   await cp(join(PROJECT_ROOT, 'repos', 'platforms', 'sd'), join(root, 'platforms', 'sd'), { recursive: true });
   await mkdir(join(root, 'repos'), { recursive: true });
   await mkdir(join(root, 'app'), { recursive: true });
+  // an institution's setting written with the other yes/no words the service reads
+  await mkdir(join(root, 'settings'), { recursive: true });
+  await writeFile(join(root, 'settings', 'local.json'), JSON.stringify({
+    'local-yes-words': { fullName: 'Yes/no words', country: 'FR', headers: { 'Log-Format-ezproxy': '%h %l %u %t "%r" %s %b', 'Clean-Only': 'Yes', 'Double-Click-Removal': 'off' } },
+  }));
   const server = await startApp({}, {
+    PREDEFINED_SETTINGS_DIR: join(root, 'settings'),
     POOL_THREADS: '2',
     PLATFORMS_DIR: join(root, 'platforms'),
     REPOS_DIR: join(root, 'repos'),
@@ -236,6 +242,16 @@ if (browser) {
     t.equal(bare.status(), 401, 'the result needs a login');
     const ticketed = await other.request.get(`${base}${href}`);
     t.equal(ticketed.status(), 200, 'the ticket opens it');
+    await other.close();
+  });
+
+  t.test('a setting saying yes and no with other words than true and false ticks the boxes', async (t) => {
+    const other = await browser.context.newPage();
+    await other.goto(`${base}/`);
+    await other.waitForSelector('#predefined optgroup', { state: 'attached' });
+    await other.selectOption('#predefined', 'local-yes-words');
+    t.ok(await other.isChecked('#clean-only'), 'Clean-Only: Yes');
+    t.ok(await other.isChecked('#dc-off'), 'Double-Click-Removal: off');
     await other.close();
   });
 

@@ -1,4 +1,4 @@
-import { mkdir, writeFile, rename } from 'node:fs/promises';
+import { mkdir, writeFile, rename, rm } from 'node:fs/promises';
 import { join } from 'node:path';
 import iconv from 'iconv-lite';
 import { StatusError, isStatusError } from '../status-codes.js';
@@ -30,6 +30,7 @@ import { deniedFileName, jobDir, jobUrls, REPORT_FILE, TRACES_FILE, type JobUrls
 import type { RejectCategory } from './stages/types.js';
 import { UNKNOWN_BUILD, type BuildInfo } from '../build-info.js';
 import { doubleClickReport } from './double-clicks.js';
+import { folderError, storageError } from '../storage-errors.js';
 
 /** One part of a job's input: a raw body, or one file of a multipart upload (bytes, decompressed). */
 export interface JobInput {
@@ -53,6 +54,13 @@ export interface JobDeps {
   readonly build?: BuildInfo;
   /** a platform's own version (its manifest's), for the report's `platform-versions` section */
   readonly platformVersion?: (code: string) => string | undefined;
+  /** the service's log: what failed in the job's storage (its folder, its row) */
+  readonly log?: JobLog;
+}
+
+export interface JobLog {
+  warn(obj: object, msg: string): void;
+  error(obj: object, msg: string): void;
 }
 
 export interface JobMeta {
@@ -234,21 +242,41 @@ export class Job {
   }
 
   /** Creates the job folder, its files and its database row. */
+  /**
+   * Creates the job folder, its files and its database row. A storage failure (the folder or the
+   * row cannot be made) throws a StatusError (5005) with nothing left open.
+   */
   async open(output: JobOutput): Promise<void> {
     this.output = output;
-    await mkdir(this.dir, { recursive: true });
-    const { traces, close } = createJobTraces(join(this.dir, TRACES_FILE), this.options.tracesLevel);
+    try {
+      await mkdir(this.dir, { recursive: true });
+    } catch (err) {
+      throw this.storageFailed(await folderError(err, this.dir), err, 'the job folder could not be made');
+    }
+    try {
+      this.deps.store.create({
+        id: this.id,
+        user: this.meta.user,
+        createdAt: this.startedAt.toISOString(),
+        headers: this.options.headers,
+        platformsVersion: this.deps.versions.platforms_version,
+      });
+    } catch (err) {
+      // the folder is empty: removed, so that a deferred job's id can be sent again
+      await rm(this.dir, { recursive: true, force: true }).catch(() => undefined);
+      throw this.storageFailed(storageError(err, { database: this.deps.store.file }), err, 'the job row could not be made');
+    }
+    const { traces, close } = createJobTraces(join(this.dir, TRACES_FILE), this.options.tracesLevel, (err) => {
+      this.deps.log?.warn({ job: this.id, err }, `job traces stopped: ${storageError(err, { file: join(this.dir, TRACES_FILE) }).message}`);
+    });
     this.traces = traces;
     this.closeTraces = close;
-    this.deniedFile = new DeniedFile(join(this.dir, this.deniedName), () => deniedFrameFor(this.options.output.kind, this.columns()), this.options.responseEncoding);
-    this.rejectFiles = new RejectFiles(this.dir, this.options.rejectFiles);
-    this.deps.store.create({
-      id: this.id,
-      user: this.meta.user,
-      createdAt: this.startedAt.toISOString(),
-      headers: this.options.headers,
-      platformsVersion: this.deps.versions.platforms_version,
-    });
+    // a job file that cannot be written (disk full) fails the job, said in its answer
+    const fileFailed = (file: string) => (err: Error) => {
+      if (!this.failure) this.abort(this.storageFailed(storageError(err, { file }), err, 'a job file could not be written'));
+    };
+    this.deniedFile = new DeniedFile(join(this.dir, this.deniedName), () => deniedFrameFor(this.options.output.kind, this.columns()), this.options.responseEncoding, 'w', fileFailed(join(this.dir, this.deniedName)));
+    this.rejectFiles = new RejectFiles(this.dir, this.options.rejectFiles, fileFailed(join(this.dir, 'lines-*.log')));
     const o = this.options;
     traces.info(`New job with ID: ${this.id}`);
     traces.verbose(`Request headers: ${JSON.stringify(o.headers)}`);
@@ -742,6 +770,28 @@ export class Job {
     }
   }
 
+  /** the job's row could not be closed: not tried again (a locked database holds each try 5 s) */
+  private rowFailed = false;
+
+  /** A storage failure that fails the job, in the service log at error level; returns the error. */
+  private storageFailed(error: StatusError, err: unknown, what: string): StatusError {
+    this.deps.log?.error({ job: this.id, err, code: error.code }, `${what}: ${error.message}`);
+    return error;
+  }
+
+  /** Closes the job's row; a storage failure is said in the log and thrown as a StatusError. */
+  private endRow(state: JobOutcome, status?: { code: number; message: string }): void {
+    if (this.rowFailed) return;
+    try {
+      this.deps.store.end(this.id, state, { ...this.progress(), report: this.report.toJSON() }, status);
+    } catch (err) {
+      this.rowFailed = true;
+      const error = storageError(err, { database: this.deps.store.file });
+      this.traces.error(`The job row could not be closed: ${error.message}`);
+      throw this.storageFailed(error, err, `the job row could not be closed (${state})`);
+    }
+  }
+
   /** The report's alerts (reference 6.1), computed once the job has read everything. */
   private computeAlerts(): void {
     const relevant = this.linesRead - (this.rejects['filtered-ecs'] ?? 0);
@@ -774,8 +824,12 @@ export class Job {
   private async closeFiles(failure?: StatusError): Promise<void> {
     if (this.reportTimer) clearInterval(this.reportTimer);
     const marker = failure && { code: failure.code, message: failure.message };
-    await Promise.allSettled([this.deniedFile?.close(marker), this.rejectFiles?.close()]);
+    // once: a job that fails after its normal end (its row) has closed them already
+    this.filesClosed ??= Promise.allSettled([this.deniedFile?.close(marker), this.rejectFiles?.close()]).then(() => undefined);
+    await this.filesClosed;
   }
+
+  private filesClosed: Promise<void> | undefined;
 
   private async complete(): Promise<JobOutcome> {
     await this.closeFiles();
@@ -786,8 +840,9 @@ export class Job {
     this.traceCounts();
     this.traces.info(`Job done in ${formatDuration(Date.now() - this.startedAt.getTime()).trim()}`);
     await this.writeReport();
+    // before the traces are closed: a row that cannot be closed fails the job, traced
+    this.endRow('done');
     await this.closeTraces();
-    this.deps.store.end(this.id, 'done', { ...this.progress(), report: this.report.toJSON() });
     await this.output.finish();
     return 'done';
   }
@@ -812,6 +867,8 @@ export class Job {
     await this.closeFiles(error);
     this.state = outcome;
     const g = this.report.general;
+    // (a job whose row could not be closed had got as far as its end)
+    g['Job-Done'] = false;
     g.status = error.code;
     g['status-message'] = error.message;
     this.refreshReport();
@@ -819,8 +876,12 @@ export class Job {
     this.traces.error(`Job ${outcome}: ${error.code} ${error.message}`);
     if (error.code === 5000 && err instanceof Error && err.stack) this.traces.error(err.stack);
     await this.writeReport();
+    try {
+      this.endRow(outcome, { code: error.code, message: error.message });
+    } catch {
+      // said in the log; the client still gets the job's own error (the row stays 'running': the next start marks it interrupted)
+    }
     await this.closeTraces();
-    this.deps.store.end(this.id, outcome, { ...this.progress(), report: this.report.toJSON() }, { code: error.code, message: error.message });
     if (this.output.started) await this.output.failStreaming(error.code, error.message);
     else this.onFailBeforeOutput?.(error);
     return outcome;

@@ -761,17 +761,34 @@ export class Job {
     this.refreshReport();
     const file = join(this.dir, REPORT_FILE);
     const tmp = `${file}.${process.pid}.tmp`;
+    // The file and the row each on their own: the report routes serve the row's copy when the
+    // file is missing or behind it. A failure is said once (the folder may be gone, the disk full).
     try {
       await writeFile(tmp, JSON.stringify(this.report, null, 2));
       await rename(tmp, file);
+    } catch (err) {
+      await rm(tmp, { force: true }).catch(() => undefined);
+      this.warnOnce('report', storageError(err, { file }), err, 'report.json could not be written: the report routes serve the copy in the database');
+    }
+    if (this.rowFailed) return;
+    try {
       this.deps.store.saveProgress(this.id, { ...this.progress(), report: this.report.toJSON() });
-    } catch {
-      // the folder may be gone (retention) or the disk full: the job's result does not depend on it
+    } catch (err) {
+      this.warnOnce('progress', storageError(err, { database: this.deps.store.file }), err, 'the job row could not be updated');
     }
   }
 
+  private readonly warned = new Set<string>();
   /** the job's row could not be closed: not tried again (a locked database holds each try 5 s) */
   private rowFailed = false;
+
+  /** A failure that does not stop the job, in the service log and the traces, once per kind. */
+  private warnOnce(kind: string, error: StatusError, err: unknown, what: string): void {
+    if (this.warned.has(kind)) return;
+    this.warned.add(kind);
+    this.deps.log?.warn({ job: this.id, err }, `${what}: ${error.message}`);
+    this.traces.warn(`${what}: ${error.message}`);
+  }
 
   /** A storage failure that fails the job, in the service log at error level; returns the error. */
   private storageFailed(error: StatusError, err: unknown, what: string): StatusError {

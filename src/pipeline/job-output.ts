@@ -285,8 +285,10 @@ export class DeferredOutput implements JobOutput {
     encoding: ResponseEncoding,
     private readonly headers: () => Record<string, string>,
     heartbeatMs: number,
+    /** the result file cannot be written (disk full): its job must fail, not end 'done' with a cut file */
+    onError: (err: Error) => void = () => undefined,
   ) {
-    this.file = new DeniedFile(path, frame, encoding);
+    this.file = new DeniedFile(path, frame, encoding, 'w', onError);
     this.timer = setInterval(() => this.beat(), Math.max(heartbeatMs, 10));
     this.timer.unref();
   }

@@ -251,7 +251,7 @@ export class Job {
     try {
       await mkdir(this.dir, { recursive: true });
     } catch (err) {
-      throw this.storageFailed(await folderError(err, this.dir), err, 'the job folder could not be made');
+      throw (this.failure = this.storageFailed(await folderError(err, this.dir), err, 'the job folder could not be made'));
     }
     try {
       this.deps.store.create({
@@ -264,19 +264,15 @@ export class Job {
     } catch (err) {
       // the folder is empty: removed, so that a deferred job's id can be sent again
       await rm(this.dir, { recursive: true, force: true }).catch(() => undefined);
-      throw this.storageFailed(storageError(err, { database: this.deps.store.file }), err, 'the job row could not be made');
+      throw (this.failure = this.storageFailed(storageError(err, { database: this.deps.store.file }), err, 'the job row could not be made'));
     }
     const { traces, close } = createJobTraces(join(this.dir, TRACES_FILE), this.options.tracesLevel, (err) => {
       this.deps.log?.warn({ job: this.id, err }, `job traces stopped: ${storageError(err, { file: join(this.dir, TRACES_FILE) }).message}`);
     });
     this.traces = traces;
     this.closeTraces = close;
-    // a job file that cannot be written (disk full) fails the job, said in its answer
-    const fileFailed = (file: string) => (err: Error) => {
-      if (!this.failure) this.abort(this.storageFailed(storageError(err, { file }), err, 'a job file could not be written'));
-    };
-    this.deniedFile = new DeniedFile(join(this.dir, this.deniedName), () => deniedFrameFor(this.options.output.kind, this.columns()), this.options.responseEncoding, 'w', fileFailed(join(this.dir, this.deniedName)));
-    this.rejectFiles = new RejectFiles(this.dir, this.options.rejectFiles, fileFailed(join(this.dir, 'lines-*.log')));
+    this.deniedFile = new DeniedFile(join(this.dir, this.deniedName), () => deniedFrameFor(this.options.output.kind, this.columns()), this.options.responseEncoding, 'w', this.fileFailed(join(this.dir, this.deniedName)));
+    this.rejectFiles = new RejectFiles(this.dir, this.options.rejectFiles, this.fileFailed(join(this.dir, 'lines-*.log')));
     const o = this.options;
     traces.info(`New job with ID: ${this.id}`);
     traces.verbose(`Request headers: ${JSON.stringify(o.headers)}`);
@@ -291,6 +287,13 @@ export class Job {
     await this.writeReport();
     this.reportTimer = setInterval(() => void this.writeReport(), this.deps.config.jobs.reportIntervalMs);
     this.reportTimer.unref();
+  }
+
+  /** A job file that cannot be written (disk full) fails the job, said in its answer and the log. */
+  fileFailed(file: string): (err: Error) => void {
+    return (err) => {
+      if (!this.failure) this.abort(this.storageFailed(storageError(err, { file }), err, 'a job file could not be written'));
+    };
   }
 
   /** The output's framing (CSV header, JSON brackets), for the response. */

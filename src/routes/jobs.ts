@@ -225,8 +225,8 @@ async function runJob(app: FastifyInstance, request: FastifyRequest, res: Server
   }
   let output: JobOutput;
   if (mode.deferred) {
-    const deferred = new DeferredOutput(res, join(job.dir, resultFileName(job.startedAt, options.output.extension, options.responseEncoding)),
-      () => job.frame(), options.responseEncoding, () => headers, app.config.heartbeatMs);
+    const result = join(job.dir, resultFileName(job.startedAt, options.output.extension, options.responseEncoding));
+    const deferred = new DeferredOutput(res, result, () => job.frame(), options.responseEncoding, () => headers, app.config.heartbeatMs, job.fileFailed(result));
     job.onFailBeforeOutput = (error) => {
       void deferred.abandon(error.code, error.message).catch(() => undefined);
       discardRest(request);

@@ -26,3 +26,19 @@ t.test('a denied file that cannot be written (disk full): told once, written no 
     t.match(errors[0], { code: 'ENOSPC' });
   }
 });
+
+t.test('a deferred job\'s result file that cannot be written (disk full) is told to its job', async (t) => {
+  const { DeferredOutput } = await import('../../src/pipeline/job-output.js');
+  const { frameFor } = await import('../../src/pipeline/writers/index.js');
+  const { ServerResponse, IncomingMessage } = await import('node:http');
+  const { Socket } = await import('node:net');
+  const res = new ServerResponse(new IncomingMessage(new Socket()));
+  const errors: Error[] = [];
+  const output = new DeferredOutput(res, '/dev/full', () => frameFor('csv', ['a']), { charset: 'utf-8', compression: undefined, contentEncoding: undefined }, () => ({}), 60_000, (err) => errors.push(err));
+  for (let i = 0; i < 200; i++) output.writeAll([`${'x'.repeat(1000)}\n`]);
+  await output.drained();
+  await new Promise((resolve) => setTimeout(resolve, 50));
+  await output.abandon(5005, 'x');
+  t.equal(errors.length, 1, 'told once');
+  t.match(errors[0], { code: 'ENOSPC' });
+});

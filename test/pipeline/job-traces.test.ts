@@ -46,7 +46,7 @@ t.test('a traces file that cannot be written (disk full) stops the traces, never
   for (let i = 0; i < 1000; i++) traces.info(`line ${i} ${'x'.repeat(100)}`);
   await new Promise((resolve) => setTimeout(resolve, 50));
   traces.error('after the failure');
-  const closed = await Promise.race([close().then(() => true), new Promise((resolve) => setTimeout(() => resolve(false), 5000))]);
+  const closed = await Promise.race([close().then(() => true), new Promise((resolve) => setTimeout(() => resolve(false), 5000).unref())]);
   t.ok(closed, 'close resolves');
   t.equal(errors.length, 1, 'the failure told once');
   t.match(errors[0], { code: 'ENOSPC' });

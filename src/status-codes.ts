@@ -51,6 +51,8 @@ export const STATUS_CODES = {
   5002: { message: 'A parsing worker failed', http: 500 },
   5003: { message: 'The service is shutting down', http: 503 },
   5004: { message: 'Too many jobs are running, try again later', http: 503 },
+  // VAR_DIR's disk full or not writable, the database locked by another process or damaged
+  5005: { message: 'The service cannot write its storage', http: 503 },
 } as const satisfies Record<number, StatusCodeInfo>;
 
 export type StatusCode = keyof typeof STATUS_CODES;

@@ -12,7 +12,8 @@ import { openDatabase } from '../src/db/database.js';
 import { JobStore } from '../src/db/jobs.js';
 import { RESULT_FILE } from '../src/pipeline/job-files.js';
 import { PROJECT_ROOT } from '../src/paths.js';
-import { readFile, writeFile } from 'node:fs/promises';
+import { open, readFile, writeFile } from 'node:fs/promises';
+import Database from 'better-sqlite3';
 import { ADMIN, basic } from './helpers/accounts.js';
 import { SHARED_GEOIP_CACHE } from './helpers/geoip-cache.js';
 
@@ -280,4 +281,82 @@ t.test('one service per VAR_DIR: a second refuses to start and leaves the first\
   again.child.kill('SIGTERM');
   await once(again.child, 'exit');
   await t.rejects(readFile(join(varDir, 'logsift.lock')), { code: 'ENOENT' }, 'a clean stop removes it');
+});
+
+t.test('a database locked by another process fails the jobs that need it then, alone: the service and its other jobs go on', { timeout: 120_000 }, async (t) => {
+  const varDir = await mkdtemp(join(tmpdir(), 'logsift-storage-'));
+  t.teardown(() => rm(varDir, { recursive: true, force: true }));
+  const { child, url, output } = await startServer(varDir, { JOB_REPORT_INTERVAL_MS: '60000' });
+  t.teardown(() => { if (child.exitCode === null) child.kill('SIGKILL'); });
+  const file = join(varDir, 'logsift.sqlite');
+
+  /** A job whose upload stays open; its answer has begun (first event sent). */
+  async function streaming() {
+    const req = request(url, { method: 'POST', headers: { 'Transfer-Encoding': 'chunked', 'Log-Format-ezproxy': '%h %l %u %t "%r" %s %b', 'Double-Click-Removal': 'false', TE: 'trailers' } });
+    req.on('error', () => undefined);
+    req.write(LINE(1));
+    const [res] = (await once(req, 'response')) as [import('node:http').IncomingMessage];
+    let body = '';
+    res.on('data', (c: Buffer) => { body += c.toString(); });
+    const ended = once(res, 'end').then(() => ({ body, trailers: res.trailers }));
+    return { req, res, ended };
+  }
+  const ending = await streaming();
+  const going = await streaming();
+
+  // another process holds the database's write lock for longer than busy_timeout (5 s)
+  const other = new Database(file);
+  other.exec('BEGIN EXCLUSIVE');
+  const refused = await fetch(url, { method: 'POST', body: LINE(3), headers: { 'Log-Format-ezproxy': '%h %l %u %t "%r" %s %b' } });
+  t.equal(refused.status, 503, 'a job that cannot get its row: 503');
+  t.equal(refused.headers.get('service-status'), '5005');
+  const said = `The service cannot write its storage: the database ${file} is locked by another process (SQLITE_BUSY)`;
+  t.match(refused.headers.get('service-status-message'), said, 'naming the file and the other process');
+  t.match(await refused.json(), { code: 5005, message: said }, 'the body says the same');
+
+  // a job that ends while the lock is held: its row cannot be closed, it fails, said in its answer
+  ending.req.end(LINE(4));
+  const ended = await ending.ended;
+  t.match(ended.body, `#logsift-error 5005 ${said}`, 'the error line');
+  t.equal(ended.trailers['job-done'], 'false');
+  t.equal(ended.trailers['service-status'], '5005', 'and the trailers');
+  other.exec('COMMIT');
+  other.close();
+
+  going.req.end(LINE(5));
+  const went = await going.ended;
+  t.equal(went.trailers['job-done'], 'true', 'a job running meanwhile ends well');
+  t.notMatch(went.body, /#logsift-error/);
+  t.equal(child.exitCode, null, 'the service runs on');
+  t.ok((await fetch(`${url}/health`)).ok, 'and answers');
+  const errors = output().split('\n').filter((l) => l.startsWith('{')).map((l) => JSON.parse(l) as { level: number; msg: string }).filter((l) => l.level >= 50);
+  t.match(errors.map((e) => e.msg), [/^the job row could not be made: .*locked by another process/, /^the job row could not be closed \(done\): .*locked by another process/], 'each failure said at error level');
+  t.notMatch(output(), /job crashed|triggerUncaughtException/);
+  child.kill('SIGTERM');
+  await once(child, 'exit');
+});
+
+t.test('a damaged or locked database at start: the start error says so, and what to do', { timeout: 60_000 }, async (t) => {
+  const varDir = await mkdtemp(join(tmpdir(), 'logsift-start-'));
+  t.teardown(() => rm(varDir, { recursive: true, force: true }));
+  const file = join(varDir, 'logsift.sqlite');
+  openDatabase(file).close();
+
+  const other = new Database(file);
+  other.exec('BEGIN EXCLUSIVE');
+  const locked = await failedStart({ VAR_DIR: varDir });
+  other.exec('ROLLBACK');
+  other.close();
+  t.equal(locked.code, 1);
+  t.match(locked.output, `cannot start: VAR_DIR: the database ${file} is locked by another process (SQLITE_BUSY)`);
+  t.notMatch(locked.output, /SqliteError|\n\s+at /, 'no stack');
+
+  const handle = await open(file, 'r+');
+  await handle.write(Buffer.alloc(100, 'x'), 0, 100, 0);
+  await handle.close();
+  const damaged = await failedStart({ VAR_DIR: varDir });
+  t.equal(damaged.code, 1);
+  t.match(damaged.output, `cannot start: VAR_DIR: the database ${file} is damaged (SQLITE_NOTADB`);
+  t.match(damaged.output, /restore the file from a backup, or move it aside/);
+  t.notMatch(damaged.output, /give the service write access/, 'not the advice for a folder it cannot write');
 });

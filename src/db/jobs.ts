@@ -75,6 +75,11 @@ export class JobStore {
     this.remove = db.prepare('DELETE FROM jobs WHERE id = ?');
   }
 
+  /** the SQLite file (what a storage error names) */
+  get file(): string {
+    return this.db.name;
+  }
+
   create(job: { id: string; user?: { id: number; username: string }; createdAt: string; headers: Record<string, unknown>; platformsVersion?: string }): void {
     this.insert.run({
       id: job.id,

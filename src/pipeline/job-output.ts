@@ -213,38 +213,55 @@ export class DeniedFile {
   private readonly stream: WriteStream;
   private readonly framed: FramedSink;
 
-  /** `flags: 'a'` appends (the error line that ends a crashed job's result file) */
-  constructor(path: string, frame: () => Frame, encoding: ResponseEncoding, flags: 'w' | 'a' = 'w') {
+  /**
+   * `flags: 'a'` appends (the error line that ends a crashed job's result file). A file that
+   * cannot be written (disk full) is told to `onError` once and written no more: an 'error'
+   * nobody listened to ended the process.
+   */
+  constructor(path: string, frame: () => Frame, encoding: ResponseEncoding, flags: 'w' | 'a' = 'w', onError: (err: Error) => void = () => undefined) {
     this.stream = createWriteStream(path, { flags });
     const sink = isPlain(encoding) ? this.stream : createEncoder(encoding);
     if (sink !== this.stream) sink.pipe(this.stream);
     this.framed = new FramedSink(frame, sink);
     this.sink = sink;
+    const fail = (err: Error) => {
+      if (this.failed) return;
+      this.failed = true;
+      // the encoder, cut from its file, would wait for a drain for ever
+      if (sink !== this.stream) sink.destroy();
+      onError(err);
+    };
+    this.stream.on('error', fail);
+    if (sink !== this.stream) sink.on('error', fail);
   }
 
   private readonly sink: Writable;
+  private failed = false;
 
   get events(): number {
     return this.framed.events;
   }
 
   write(text: string): boolean {
-    return this.framed.write(text);
+    return this.failed || this.framed.write(text);
   }
 
   writeAll(texts: ReadonlyArray<string | Uint8Array>): boolean {
-    return this.framed.writeAll(texts);
+    return this.failed || this.framed.writeAll(texts);
   }
 
   async drained(): Promise<void> {
-    if (this.sink.writableNeedDrain) await drainOrClose(this.sink);
+    // (a write error is told to onError: not thrown at the job waiting here)
+    if (!this.failed && this.sink.writableNeedDrain) await drainOrClose(this.sink).catch(() => undefined);
   }
 
   /** Writes the frame's tail, or the error marker of a job that failed, and closes the file. */
   async close(marker?: { code: number; message: string }): Promise<void> {
-    const tail = marker ? this.framed.marker(marker.code, marker.message) : this.framed.closing();
-    if (tail) this.sink.write(tail);
-    this.sink.end();
+    if (!this.failed) {
+      const tail = marker ? this.framed.marker(marker.code, marker.message) : this.framed.closing();
+      if (tail) this.sink.write(tail);
+      this.sink.end();
+    }
     if (!this.stream.closed) await once(this.stream, 'close');
   }
 }
@@ -268,8 +285,10 @@ export class DeferredOutput implements JobOutput {
     encoding: ResponseEncoding,
     private readonly headers: () => Record<string, string>,
     heartbeatMs: number,
+    /** the result file cannot be written (disk full): its job must fail, not end 'done' with a cut file */
+    onError: (err: Error) => void = () => undefined,
   ) {
-    this.file = new DeniedFile(path, frame, encoding);
+    this.file = new DeniedFile(path, frame, encoding, 'w', onError);
     this.timer = setInterval(() => this.beat(), Math.max(heartbeatMs, 10));
     this.timer.unref();
   }

@@ -1,4 +1,4 @@
-import { mkdir, writeFile, rename } from 'node:fs/promises';
+import { mkdir, writeFile, rename, rm } from 'node:fs/promises';
 import { join } from 'node:path';
 import iconv from 'iconv-lite';
 import { StatusError, isStatusError } from '../status-codes.js';
@@ -30,6 +30,7 @@ import { deniedFileName, jobDir, jobUrls, REPORT_FILE, TRACES_FILE, type JobUrls
 import type { RejectCategory } from './stages/types.js';
 import { UNKNOWN_BUILD, type BuildInfo } from '../build-info.js';
 import { doubleClickReport } from './double-clicks.js';
+import { folderError, storageError } from '../storage-errors.js';
 
 /** One part of a job's input: a raw body, or one file of a multipart upload (bytes, decompressed). */
 export interface JobInput {
@@ -53,6 +54,13 @@ export interface JobDeps {
   readonly build?: BuildInfo;
   /** a platform's own version (its manifest's), for the report's `platform-versions` section */
   readonly platformVersion?: (code: string) => string | undefined;
+  /** the service's log: what failed in the job's storage (its folder, its row) */
+  readonly log?: JobLog;
+}
+
+export interface JobLog {
+  warn(obj: object, msg: string): void;
+  error(obj: object, msg: string): void;
 }
 
 export interface JobMeta {
@@ -234,21 +242,37 @@ export class Job {
   }
 
   /** Creates the job folder, its files and its database row. */
+  /**
+   * Creates the job folder, its files and its database row. A storage failure (the folder or the
+   * row cannot be made) throws a StatusError (5005) with nothing left open.
+   */
   async open(output: JobOutput): Promise<void> {
     this.output = output;
-    await mkdir(this.dir, { recursive: true });
-    const { traces, close } = createJobTraces(join(this.dir, TRACES_FILE), this.options.tracesLevel);
+    try {
+      await mkdir(this.dir, { recursive: true });
+    } catch (err) {
+      throw (this.failure = this.storageFailed(await folderError(err, this.dir), err, 'the job folder could not be made'));
+    }
+    try {
+      this.deps.store.create({
+        id: this.id,
+        user: this.meta.user,
+        createdAt: this.startedAt.toISOString(),
+        headers: this.options.headers,
+        platformsVersion: this.deps.versions.platforms_version,
+      });
+    } catch (err) {
+      // the folder is empty: removed, so that a deferred job's id can be sent again
+      await rm(this.dir, { recursive: true, force: true }).catch(() => undefined);
+      throw (this.failure = this.storageFailed(storageError(err, { database: this.deps.store.file }), err, 'the job row could not be made'));
+    }
+    const { traces, close } = createJobTraces(join(this.dir, TRACES_FILE), this.options.tracesLevel, (err) => {
+      this.deps.log?.warn({ job: this.id, err }, `job traces stopped: ${storageError(err, { file: join(this.dir, TRACES_FILE) }).message}`);
+    });
     this.traces = traces;
     this.closeTraces = close;
-    this.deniedFile = new DeniedFile(join(this.dir, this.deniedName), () => deniedFrameFor(this.options.output.kind, this.columns()), this.options.responseEncoding);
-    this.rejectFiles = new RejectFiles(this.dir, this.options.rejectFiles);
-    this.deps.store.create({
-      id: this.id,
-      user: this.meta.user,
-      createdAt: this.startedAt.toISOString(),
-      headers: this.options.headers,
-      platformsVersion: this.deps.versions.platforms_version,
-    });
+    this.deniedFile = new DeniedFile(join(this.dir, this.deniedName), () => deniedFrameFor(this.options.output.kind, this.columns()), this.options.responseEncoding, 'w', this.fileFailed(join(this.dir, this.deniedName)));
+    this.rejectFiles = new RejectFiles(this.dir, this.options.rejectFiles, this.fileFailed(join(this.dir, 'lines-*.log')));
     const o = this.options;
     traces.info(`New job with ID: ${this.id}`);
     traces.verbose(`Request headers: ${JSON.stringify(o.headers)}`);
@@ -263,6 +287,13 @@ export class Job {
     await this.writeReport();
     this.reportTimer = setInterval(() => void this.writeReport(), this.deps.config.jobs.reportIntervalMs);
     this.reportTimer.unref();
+  }
+
+  /** A job file that cannot be written (disk full) fails the job, said in its answer and the log. */
+  fileFailed(file: string): (err: Error) => void {
+    return (err) => {
+      if (!this.failure) this.abort(this.storageFailed(storageError(err, { file }), err, 'a job file could not be written'));
+    };
   }
 
   /** The output's framing (CSV header, JSON brackets), for the response. */
@@ -742,12 +773,51 @@ export class Job {
     this.refreshReport();
     const file = join(this.dir, REPORT_FILE);
     const tmp = `${file}.${process.pid}.tmp`;
+    // The file and the row each on their own: the report routes serve the row's copy when the
+    // file is missing or behind it. A failure is said once (the folder may be gone, the disk full).
     try {
       await writeFile(tmp, JSON.stringify(this.report, null, 2));
       await rename(tmp, file);
+    } catch (err) {
+      await rm(tmp, { force: true }).catch(() => undefined);
+      this.warnOnce('report', storageError(err, { file }), err, 'report.json could not be written: the report routes serve the copy in the database');
+    }
+    if (this.rowFailed) return;
+    try {
       this.deps.store.saveProgress(this.id, { ...this.progress(), report: this.report.toJSON() });
-    } catch {
-      // the folder may be gone (retention) or the disk full: the job's result does not depend on it
+    } catch (err) {
+      this.warnOnce('progress', storageError(err, { database: this.deps.store.file }), err, 'the job row could not be updated');
+    }
+  }
+
+  private readonly warned = new Set<string>();
+  /** the job's row could not be closed: not tried again (a locked database holds each try 5 s) */
+  private rowFailed = false;
+
+  /** A failure that does not stop the job, in the service log and the traces, once per kind. */
+  private warnOnce(kind: string, error: StatusError, err: unknown, what: string): void {
+    if (this.warned.has(kind)) return;
+    this.warned.add(kind);
+    this.deps.log?.warn({ job: this.id, err }, `${what}: ${error.message}`);
+    this.traces.warn(`${what}: ${error.message}`);
+  }
+
+  /** A storage failure that fails the job, in the service log at error level; returns the error. */
+  private storageFailed(error: StatusError, err: unknown, what: string): StatusError {
+    this.deps.log?.error({ job: this.id, err, code: error.code }, `${what}: ${error.message}`);
+    return error;
+  }
+
+  /** Closes the job's row; a storage failure is said in the log and thrown as a StatusError. */
+  private endRow(state: JobOutcome, status?: { code: number; message: string }): void {
+    if (this.rowFailed) return;
+    try {
+      this.deps.store.end(this.id, state, { ...this.progress(), report: this.report.toJSON() }, status);
+    } catch (err) {
+      this.rowFailed = true;
+      const error = storageError(err, { database: this.deps.store.file });
+      this.traces.error(`The job row could not be closed: ${error.message}`);
+      throw this.storageFailed(error, err, `the job row could not be closed (${state})`);
     }
   }
 
@@ -783,8 +853,12 @@ export class Job {
   private async closeFiles(failure?: StatusError): Promise<void> {
     if (this.reportTimer) clearInterval(this.reportTimer);
     const marker = failure && { code: failure.code, message: failure.message };
-    await Promise.allSettled([this.deniedFile?.close(marker), this.rejectFiles?.close()]);
+    // once: a job that fails after its normal end (its row) has closed them already
+    this.filesClosed ??= Promise.allSettled([this.deniedFile?.close(marker), this.rejectFiles?.close()]).then(() => undefined);
+    await this.filesClosed;
   }
+
+  private filesClosed: Promise<void> | undefined;
 
   private async complete(): Promise<JobOutcome> {
     await this.closeFiles();
@@ -795,8 +869,9 @@ export class Job {
     this.traceCounts();
     this.traces.info(`Job done in ${formatDuration(Date.now() - this.startedAt.getTime()).trim()}`);
     await this.writeReport();
+    // before the traces are closed: a row that cannot be closed fails the job, traced
+    this.endRow('done');
     await this.closeTraces();
-    this.deps.store.end(this.id, 'done', { ...this.progress(), report: this.report.toJSON() });
     await this.output.finish();
     return 'done';
   }
@@ -821,6 +896,8 @@ export class Job {
     await this.closeFiles(error);
     this.state = outcome;
     const g = this.report.general;
+    // (a job whose row could not be closed had got as far as its end)
+    g['Job-Done'] = false;
     g.status = error.code;
     g['status-message'] = error.message;
     this.refreshReport();
@@ -828,8 +905,12 @@ export class Job {
     this.traces.error(`Job ${outcome}: ${error.code} ${error.message}`);
     if (error.code === 5000 && err instanceof Error && err.stack) this.traces.error(err.stack);
     await this.writeReport();
+    try {
+      this.endRow(outcome, { code: error.code, message: error.message });
+    } catch {
+      // said in the log; the client still gets the job's own error (the row stays 'running': the next start marks it interrupted)
+    }
     await this.closeTraces();
-    this.deps.store.end(this.id, outcome, { ...this.progress(), report: this.report.toJSON() }, { code: error.code, message: error.message });
     if (this.output.started) await this.output.failStreaming(error.code, error.message);
     else this.onFailBeforeOutput?.(error);
     return outcome;

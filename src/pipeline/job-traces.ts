@@ -1,3 +1,4 @@
+import { createWriteStream } from 'node:fs';
 import { appendFile } from 'node:fs/promises';
 import { pino, type DestinationStream, type Logger } from 'pino';
 import type { TraceLevel } from './job-options.js';
@@ -28,15 +29,24 @@ export function traceLine(record: string): string {
 
 /**
  * The job's `job-traces.log`: timestamped, levelled text lines kept at the level the job asked
- * for (Traces-Level), written asynchronously.
+ * for (Traces-Level), written asynchronously. A plain fs stream, not pino.destination: sonic-boom
+ * retries a failed synchronous flush for ever (ENOSPC: the service hung), and its 'error' needs a
+ * listener. A file that cannot be written (disk full, folder gone) stops the job's traces, never
+ * the job or the service: `onError` is told once.
  */
-export function createJobTraces(file: string, level: TraceLevel): { traces: JobTraces; close: () => Promise<void> } {
-  const destination = pino.destination({ dest: file, sync: false, mkdir: true });
+export function createJobTraces(file: string, level: TraceLevel, onError: (err: Error) => void = () => undefined): { traces: JobTraces; close: () => Promise<void> } {
+  const stream = createWriteStream(file);
+  let failed = false;
+  stream.on('error', (err) => {
+    if (failed) return;
+    failed = true;
+    onError(err);
+  });
   let closed: Promise<void> | undefined;
   const lines: DestinationStream = {
     write: (record: string) => {
-      // A trace after the file was closed (a late worker error) is dropped, never thrown.
-      if (!closed) destination.write(traceLine(record));
+      // A trace after the file was closed (a late worker error) or failed is dropped, never thrown.
+      if (!closed && !failed) stream.write(traceLine(record));
     },
   };
   const traces = pino<'verbose'>(
@@ -49,12 +59,12 @@ export function createJobTraces(file: string, level: TraceLevel): { traces: JobT
     },
     lines,
   );
-  // Resolves once every trace is on disk and the file is closed (end() waits for the file to open).
+  // Resolves once every trace is on disk and the file is closed (or it failed: a destroyed stream closes too).
   const close = () =>
     (closed ??= new Promise<void>((resolve) => {
-      destination.once('close', () => resolve());
-      destination.once('error', () => resolve());
-      destination.end();
+      if (stream.closed) return resolve();
+      stream.once('close', () => resolve());
+      stream.end();
     }));
   return { traces, close };
 }

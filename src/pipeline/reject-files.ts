@@ -13,8 +13,19 @@ import { rejectFileName } from './job-files.js';
 export class RejectFiles {
   private readonly streams = new Map<RejectCategory, WriteStream>();
 
-  constructor(dir: string, categories: ReadonlySet<RejectCategory>) {
-    for (const c of categories) this.streams.set(c, createWriteStream(join(dir, rejectFileName(c))));
+  /** A file that cannot be written (disk full) is told to `onError` once and written no more. */
+  constructor(dir: string, categories: ReadonlySet<RejectCategory>, onError: (err: Error) => void = () => undefined) {
+    let failed = false;
+    for (const c of categories) {
+      const stream = createWriteStream(join(dir, rejectFileName(c)));
+      // an 'error' nobody listened to ended the process
+      stream.on('error', (err) => {
+        if (failed) return;
+        failed = true;
+        onError(err);
+      });
+      this.streams.set(c, stream);
+    }
   }
 
   wants(category: RejectCategory): boolean {
@@ -23,17 +34,18 @@ export class RejectFiles {
 
   write(category: RejectCategory, lines: readonly string[]): void {
     const stream = this.streams.get(category);
-    if (!stream || lines.length === 0) return;
+    if (!stream || stream.destroyed || lines.length === 0) return;
     stream.write(lines.join('\n') + '\n');
   }
 
   async drained(): Promise<void> {
-    for (const s of this.streams.values()) if (s.writableNeedDrain) await drainOrClose(s);
+    // (a write error is told to onError: not thrown at the job waiting here)
+    for (const s of this.streams.values()) if (!s.destroyed && s.writableNeedDrain) await drainOrClose(s).catch(() => undefined);
   }
 
   async close(): Promise<void> {
     await Promise.all([...this.streams.values()].map(async (s) => {
-      s.end();
+      if (!s.destroyed) s.end();
       if (!s.closed) await once(s, 'close');
     }));
   }

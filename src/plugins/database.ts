@@ -6,6 +6,7 @@ import { JobStore, recordedHeaders } from '../db/jobs.js';
 import { LockFile } from '../lock-file.js';
 import { endInterruptedJob } from '../pipeline/interrupted-job.js';
 import { StartError } from '../start-error.js';
+import { storageDetail } from '../storage-errors.js';
 
 declare module 'fastify' {
   interface FastifyInstance {
@@ -44,6 +45,17 @@ export async function lockVarDir(varDir: string): Promise<LockFile> {
   return lock;
 }
 
+/**
+ * The database failing at start, as what to fix: damaged (restore it or move it aside), locked
+ * by another process, its disk full, not writable; `otherwise` for another failure.
+ */
+function databaseStartError(err: unknown, file: string, otherwise: string): StartError {
+  // (a file that cannot be opened at all: `otherwise` says so, and what to do)
+  const code = (err as { code?: unknown }).code;
+  const detail = typeof code === 'string' && code.startsWith('SQLITE_CANTOPEN') ? undefined : storageDetail(err, { database: file });
+  return new StartError(`VAR_DIR: ${detail ?? otherwise}`);
+}
+
 /** The service's SQLite file (`var/logsift.sqlite`): jobs, users, reports. */
 export default fp(async (app) => {
   const lock = await lockVarDir(app.config.varDir);
@@ -53,10 +65,18 @@ export default fp(async (app) => {
     db = openDatabase(file);
   } catch (err) {
     await lock.release();
-    throw new StartError(`VAR_DIR: cannot open the database ${file} (${(err as Error).message}): give the service write access to ${app.config.varDir} or set VAR_DIR to another folder`);
+    throw databaseStartError(err, file, `cannot open the database ${file} (${(err as Error).message}): give the service write access to ${app.config.varDir} or set VAR_DIR to another folder`);
   }
-  const jobStore = new JobStore(db);
-  const interrupted = jobStore.markInterrupted();
+  let jobStore: JobStore;
+  let interrupted: ReturnType<JobStore['markInterrupted']>;
+  try {
+    jobStore = new JobStore(db);
+    interrupted = jobStore.markInterrupted();
+  } catch (err) {
+    db.close();
+    await lock.release();
+    throw databaseStartError(err, file, `cannot update the database ${file} (${(err as Error).message})`);
+  }
   if (interrupted.length > 0) {
     app.log.warn({ interrupted: interrupted.length }, 'jobs left running by the previous process marked interrupted');
     // Their report, result and traces files still look as if the job ran on: they say how it ended too.

@@ -15,7 +15,10 @@ export class RunningJobs {
 
   add(job: Job, done: Promise<unknown>): void {
     this.jobs.set(job.id, { job, done });
-    void done.finally(() => this.jobs.delete(job.id));
+    // then(f, f), not finally: a finally's promise rejects with `done`, and nothing would catch it
+    // (an unhandled rejection ends the process, and every other job with it)
+    const remove = () => void this.jobs.delete(job.id);
+    done.then(remove, remove);
   }
 
   get size(): number {

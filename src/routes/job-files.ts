@@ -7,6 +7,7 @@ import { renderReportHtml, reportLanguage, REPORT_HTML_CSP } from '../pipeline/r
 import type { ReportData } from '../pipeline/job-report.js';
 import { mayAccessJob } from '../plugins/auth.js';
 import { ApiError, errorBody, sendApiError } from '../http-errors.js';
+import type { JobRow } from '../db/jobs.js';
 
 /** Files larger than this are sent as attachments (reference: 500 KiB). */
 const INLINE_MAX_BYTES = 500 * 1024;
@@ -70,6 +71,44 @@ function contentType(name: string): string {
   return 'text/plain; charset=utf-8';
 }
 
+function parsed(text: string | null | undefined): ReportData | undefined {
+  if (!text) return undefined;
+  try {
+    const report: unknown = JSON.parse(text);
+    return report !== null && typeof report === 'object' && !Array.isArray(report) ? (report as ReportData) : undefined;
+  } catch {
+    return undefined;
+  }
+}
+
+/** A report written at the job's end: done, or failed with its status (an interim one is neither). */
+function isFinal(report: ReportData): boolean {
+  const general = (report as { general?: Record<string, unknown> }).general;
+  return general?.['Job-Done'] === true || general?.status !== undefined;
+}
+
+/**
+ * A job's report: report.json, or the copy its database row holds when the file is missing,
+ * unreadable, or behind the row (an interim report of a job that has ended: the file could not be
+ * written at the end, a disk full). `report` is undefined when neither parses (the file's text is
+ * then served as it is by job-report.json).
+ */
+export async function readReport(app: FastifyInstance, jobId: string): Promise<{ text: string; report?: ReportData } | undefined> {
+  const text = await readFile(join(jobDir(app.config.varDir, jobId), REPORT_FILE), 'utf8').catch(() => undefined);
+  const file = parsed(text);
+  if (file && isFinal(file)) return { text: text!, report: file };
+  let row: JobRow | undefined;
+  try {
+    row = app.jobStore.get(jobId);
+  } catch {
+    // the database locked or damaged: the file as it is
+  }
+  const stored = parsed(row?.report);
+  const useRow = stored && (!file || (row!.state !== 'running' && isFinal(stored)));
+  if (useRow) return { text: JSON.stringify(stored, null, 2), report: stored };
+  return text === undefined ? undefined : { text, report: file };
+}
+
 /**
  * A job's files: `/{jobID}/job-report.json`, `/job-report.html`, `/job-traces.log`,
  * `/lines-<category>.log`, `/denied-ecs.<ext>` (also under /api/logs). Only a job id and a name
@@ -91,8 +130,9 @@ export default async function jobFileRoutes(app: FastifyInstance, opts: JobFiles
 
   app.get('/:jobId/job-report.json', hooks, async (request, reply) => {
     const { jobId } = request.params as FileParams;
-    const text = await readFile(join(jobDir(varDir, jobId), REPORT_FILE), 'utf8').catch(() => undefined);
-    if (text === undefined) return notFound(reply, 'reportNotFound');
+    const found = await readReport(app, jobId);
+    if (found === undefined) return notFound(reply, 'reportNotFound');
+    const text = found.text;
     return reply
       .type('application/json; charset=utf-8')
       .header('Content-Disposition', `attachment; filename="${jobId.slice(0, 8)}_report.json"`)
@@ -106,9 +146,13 @@ export default async function jobFileRoutes(app: FastifyInstance, opts: JobFiles
     const { jobId } = request.params as FileParams;
     // Opened with a ticket (a page logged in): the page's links to the job's files keep it.
     const { ticket } = request.query as { ticket?: unknown };
-    const text = await readFile(join(jobDir(varDir, jobId), REPORT_FILE), 'utf8').catch(() => undefined);
-    if (text === undefined) return notFound(reply, 'reportNotFound');
-    const report = JSON.parse(text) as ReportData;
+    const found = await readReport(app, jobId);
+    if (found === undefined) return notFound(reply, 'reportNotFound');
+    if (found.report === undefined) {
+      return reply.code(500).type('application/json; charset=utf-8')
+        .send(errorBody(500, 'reportUnreadable', 'report.json is damaged (cut short?) and the database holds no copy of it: see job-report.json'));
+    }
+    const report = found.report;
     return reply
       .type('text/html; charset=utf-8')
       .header('Content-Security-Policy', REPORT_HTML_CSP)

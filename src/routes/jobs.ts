@@ -10,6 +10,7 @@ import { distinctHeaders, header, type RequestHeaders } from '../pipeline/job-he
 import { Job } from '../pipeline/job-runner.js';
 import { requestInputs } from '../pipeline/job-inputs.js';
 import { BODY_CUT_SHORT } from '../client-errors.js';
+import { folderError } from '../storage-errors.js';
 import { IdleWatch } from '../pipeline/idle-watch.js';
 import { DeferredOutput, ResponseOutput, headerSafe, type JobOutput } from '../pipeline/job-output.js';
 import { mergeJobHeaders } from '../settings/predefined.js';
@@ -44,7 +45,8 @@ export function sendStatusError(res: ServerResponse, error: StatusError, extra: 
   const body = JSON.stringify({
     statusCode: error.http,
     error: STATUS_TEXT[error.http] ?? 'Error',
-    message: error.http >= 500 && error.code === 5000 ? 'An internal server error occurred' : error.message,
+    // the same text as Service-Status-Message (a 5000 said its cause there and hid it here)
+    message: error.message,
     code: error.code,
   });
   res.writeHead(error.http, {
@@ -200,20 +202,31 @@ async function runJob(app: FastifyInstance, request: FastifyRequest, res: Server
       versions: lease.versions,
       build: app.buildInfo,
       platformVersion: (code) => lease.platforms.sources.find((s) => s.manifest.name === code)?.manifest.version,
+      log: request.log,
     },
     options,
     { id, user: request.user ? { id: request.user.id, username: request.user.username } : undefined, userAgent: header(request.headers, 'user-agent'), predefinedSettings: setting },
   );
   const headers = jobHeaders(id, job.urls, app.appVersion);
-  if (mode.deferred && !(await claimFolder(job.dir))) {
+  let claimed = true;
+  try {
+    if (mode.deferred) claimed = await claimFolder(job.dir);
+  } catch (err) {
+    const error = await folderError(err, job.dir);
+    request.log.error({ err, job: id }, `the job folder could not be made: ${error.message}`);
+    discardRest(request);
+    sendStatusError(res, error, { 'ezPAARSE-Version': app.appVersion });
+    return;
+  }
+  if (!claimed) {
     discardRest(request);
     sendStatusError(res, new StatusError(4023, `${id}: choose another one`), { 'ezPAARSE-Version': app.appVersion });
     return;
   }
   let output: JobOutput;
   if (mode.deferred) {
-    const deferred = new DeferredOutput(res, join(job.dir, resultFileName(job.startedAt, options.output.extension, options.responseEncoding)),
-      () => job.frame(), options.responseEncoding, () => headers, app.config.heartbeatMs);
+    const result = join(job.dir, resultFileName(job.startedAt, options.output.extension, options.responseEncoding));
+    const deferred = new DeferredOutput(res, result, () => job.frame(), options.responseEncoding, () => headers, app.config.heartbeatMs, job.fileFailed(result));
     job.onFailBeforeOutput = (error) => {
       void deferred.abandon(error.code, error.message).catch(() => undefined);
       discardRest(request);
@@ -272,8 +285,12 @@ async function runJob(app: FastifyInstance, request: FastifyRequest, res: Server
   try {
     await done;
   } catch (err) {
-    request.log.error({ err, job: id }, 'job crashed');
-    sendStatusError(res, new StatusError(5000, (err as Error).message), headers);
+    // a storage failure at the start (Job.open: said in the log) fails this job alone
+    if (isStatusError(err)) job.onFailBeforeOutput?.(err);
+    else {
+      request.log.error({ err, job: id }, 'job crashed');
+      sendStatusError(res, new StatusError(5000, (err as Error).message), headers);
+    }
     if (!res.writableEnded) res.destroy();
   } finally {
     clearInterval(sampler);

@@ -37,3 +37,18 @@ t.test('a line is named in its own file of a multipart upload', async (t) => {
   t.equal(linePlace(4), 'line 4', 'the request body');
   t.equal(linePlace(1, { index: 2, name: 'b.log' }), 'line 1 of file 2 (b.log)');
 });
+
+t.test('a traces file that cannot be written (disk full) stops the traces, never the process: said once, closed at once', async (t) => {
+  // /dev/full answers every write with ENOSPC, as a full disk does (pino.destination hung the
+  // service in sonic-boom's flushSync, or crashed it on an 'error' nobody listened to)
+  const errors: Error[] = [];
+  const { traces, close } = createJobTraces('/dev/full', 'debug', (err) => errors.push(err));
+  for (let i = 0; i < 1000; i++) traces.info(`line ${i} ${'x'.repeat(100)}`);
+  await new Promise((resolve) => setTimeout(resolve, 50));
+  traces.error('after the failure');
+  const closed = await Promise.race([close().then(() => true), new Promise((resolve) => setTimeout(() => resolve(false), 5000).unref())]);
+  t.ok(closed, 'close resolves');
+  t.equal(errors.length, 1, 'the failure told once');
+  t.match(errors[0], { code: 'ENOSPC' });
+  traces.warn('a late trace is dropped');
+});

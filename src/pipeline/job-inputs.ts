@@ -41,6 +41,24 @@ export function visibleText(text: string): string {
 }
 
 /**
+ * Calls `count` with the size of each chunk a piped stream gives out: a listener beside the
+ * pipe's own, so it sees every chunk and pausing the pipe pauses it too. A throw from `count`
+ * detaches it and goes to `onOver`. Returns the detacher.
+ */
+function countChunks(stream: Readable, count: (bytes: number) => void, onOver: (err: Error) => void): () => void {
+  const onData = (chunk: Uint8Array) => {
+    try {
+      count(chunk.length);
+    } catch (err) {
+      stream.off('data', onData);
+      onOver(err as Error);
+    }
+  };
+  stream.on('data', onData);
+  return () => stream.off('data', onData);
+}
+
+/**
  * The upload limit (MAX_UPLOAD_BYTES, 0: none) counts the bytes received, before decompression:
  * `add` is told each chunk of the body as it comes and throws 4034 past the limit.
  */
@@ -57,17 +75,7 @@ export class UploadMeter {
   /** Counts what a piped stream gives out, failing `onOver` past the limit. */
   watch(stream: Readable, onOver: (err: Error) => void): () => void {
     if (this.maxBytes <= 0) return () => undefined;
-    const onData = (chunk: Uint8Array) => {
-      try {
-        this.add(chunk.length);
-      } catch (err) {
-        stream.off('data', onData);
-        onOver(err as Error);
-      }
-    };
-    // A listener beside the pipe's own: it sees every chunk, and pausing the pipe pauses it too.
-    stream.on('data', onData);
-    return () => stream.off('data', onData);
+    return countChunks(stream, (bytes) => this.add(bytes), onOver);
   }
 }
 
@@ -398,16 +406,7 @@ async function* multipartInputs(req: IncomingMessage, contentEncoding: 'gzip' | 
   if (inflater) {
     inflater.on('error', (err) => fail(inflateError(err, contentEncoding!, 'the request body')));
     const guard = new InflateGuard(inflater, maxRatio, `the request body, read as ${contentEncoding},`);
-    // beside the pipe's own listener, as the meter's
-    const onData = (chunk: Uint8Array) => {
-      try {
-        guard.add(chunk.length);
-      } catch (err) {
-        inflater.off('data', onData);
-        fail(err as Error);
-      }
-    };
-    inflater.on('data', onData);
+    countChunks(inflater, (bytes) => guard.add(bytes), fail);
   }
   if (charsets) source.pipe(charsets).pipe(bb);
   else source.pipe(bb);

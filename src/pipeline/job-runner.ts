@@ -23,6 +23,7 @@ import { breakable, mediaType } from './job-inputs.js';
 import { RejectFiles } from './reject-files.js';
 import { unpackEvents } from './packed-events.js';
 import { sequentialStages, type HoldingStage, type SequentialSink, type SequentialStage } from './sequential.js';
+import { MAX_CHRONOLOGY_TOLERANCE } from './chronology.js';
 import { countsLine, createJobTraces, linePlace, type JobTraces } from './job-traces.js';
 import { accountedLines, formatDuration, JobReport, localIso, rejectionRate, REJECT_COUNTERS, type ReportSection } from './job-report.js';
 import { DomainTally, heldEventsAlert, unknownDomainAlerts } from './job-alerts.js';
@@ -84,6 +85,14 @@ function clientGone(err: unknown): boolean {
   return e?.code === 'ECONNRESET' || e?.code === 'ERR_STREAM_PREMATURE_CLOSE' || e?.message === 'aborted';
 }
 
+/** Unordered-ecs rejections in a row, with no event kept, after which the traces say why. */
+export const UNORDERED_RUN = 100;
+
+/** Unix seconds as an ISO time without milliseconds, for the traces. */
+function isoSeconds(seconds: number): string {
+  return new Date(seconds * 1000).toISOString().replace('.000Z', 'Z');
+}
+
 /** Errors of the input itself, raised while it is read: the workers and the client are fine. */
 const INPUT_ERRORS: ReadonlySet<number> = new Set([4002, 4003, 4007, 4022, 4034, 4037]);
 
@@ -138,6 +147,8 @@ export class Job {
   private partStarting = false;
   /** the latest time of the events handled so far (Unix seconds) */
   private latestTs = -Infinity;
+  /** unordered-ecs rejections since the last event kept, and whether the traces said why */
+  private readonly unorderedRun = { n: 0, told: false };
   private readonly inflight = new Set<Promise<void>>();
   private readonly ordered = new Map<number, BatchResult>();
   private readonly platformCounts = new Map<string, { key: string; n: number }>();
@@ -627,9 +638,27 @@ export class Job {
   }
 
   private readonly sink: SequentialSink = {
-    emit: (e) => this.emit(e),
-    reject: (e, category) => this.addRejects(category, 1, e.raw !== undefined ? [e.raw] : undefined),
+    emit: (e) => {
+      this.unorderedRun.n = 0;
+      this.emit(e);
+    },
+    reject: (e, category) => {
+      this.addRejects(category, 1, e.raw !== undefined ? [e.raw] : undefined);
+      if (category === 'unordered-ecs') this.countUnordered(e.ts);
+    },
   };
+
+  /**
+   * A run of unordered-ecs rejections with no event kept between them: one line dated ahead of
+   * the others (a wrong date) makes every later line of the log out of order, which the counts
+   * alone do not explain. Said once a job.
+   */
+  private countUnordered(ts: number): void {
+    const run = this.unorderedRun;
+    if (++run.n !== UNORDERED_RUN || run.told) return;
+    run.told = true;
+    this.traces.warn(`${UNORDERED_RUN} lines in a row were rejected as out of order (unordered-ecs), the last dated ${isoSeconds(ts)}: a line dated ${isoSeconds(this.latestTs)} moved the job's time ahead, and every line dated before it is rejected. If that date is wrong, correct the line; to keep the lines, send Chronology-Tolerance (up to ${MAX_CHRONOLOGY_TOLERANCE} s) or Double-Click-Removal: false`);
+  }
 
   private handle(result: BatchResult): void {
     this.linesRead += result.lines;
@@ -656,7 +685,7 @@ export class Job {
   }
 
   private warnFileOrder(ts: number): void {
-    const iso = (s: number) => new Date(s * 1000).toISOString().replace('.000Z', 'Z');
+    const iso = isoSeconds;
     const part = this.parts[this.handlingPart];
     this.traces.warn(`File ${this.handlingPart + 1} (${part.name}) starts at ${iso(ts)}, before the last line of the files before it (${iso(this.latestTs)}): the files are not in time order, and its lines dated before that are out of order (unordered-ecs) when double clicks are removed; send the files in time order`);
   }

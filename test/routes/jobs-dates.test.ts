@@ -1,6 +1,8 @@
 import t from 'tap';
 import { startApp, EZPROXY_DEFAULT } from '../helpers/app.js';
 import { post } from '../helpers/http.js';
+import { get } from '../helpers/jobs.js';
+import { UNORDERED_RUN } from '../../src/pipeline/job-runner.js';
 
 // Dates of posted lines in a server whose zone has summer time: an offset or a zone name written
 // in the line wins over DEFAULT_TIME_ZONE, and a Date-Format that does not fit fails the job.
@@ -50,4 +52,21 @@ t.test('CSV: a zone name, and ISO dates without seconds or without a time', asyn
     t.equal(res.status, 200, date);
     t.equal(res.json<Event[]>()[0]?.datetime, datetime, date);
   }
+});
+
+t.test('one line dated ahead of the others: the run of unordered-ecs it causes is explained in the traces', async (t) => {
+  const at = (i: number) => `26/Nov/2024:10:${String(Math.floor(i / 60)).padStart(2, '0')}:${String(i % 60).padStart(2, '0')} +0100`;
+  const before = Array.from({ length: 5 }, (_, i) => line(at(i))).join('');
+  const after = Array.from({ length: UNORDERED_RUN + 20 }, (_, i) => line(at(100 + i * 20))).join('');
+  // the chronology check runs with the double-click one (the helper turns that off by default)
+  const headers = { ...json, 'Double-Click-Removal': 'true' };
+  const res = await post(url, before + line('26/Nov/2042:10:00:00 +0100') + after, headers);
+  t.equal(res.status, 200);
+  const traces = await get(String(res.headers['job-traces']));
+  t.match(traces.body, /unordered-ecs 120/);
+  t.match(traces.body, /100 lines in a row were rejected as out of order \(unordered-ecs\).*a line dated 2042-11-26T09:00:00Z moved the job's time ahead/);
+  t.equal(traces.body.split('lines in a row were rejected').length, 2, 'said once');
+  const ok = await post(url, before + after, headers);
+  const quiet = await get(String(ok.headers['job-traces']));
+  t.notMatch(quiet.body, /unordered-ecs/, 'a log in order: none rejected, nothing said');
 });

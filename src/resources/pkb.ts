@@ -6,6 +6,7 @@ import { createReadStream } from 'node:fs';
 import { mkdir, open, readdir, rename, rm, stat } from 'node:fs/promises';
 import { basename, join } from 'node:path';
 import type { Readable } from 'node:stream';
+import { isAlive } from '../lock-file.js';
 
 /**
  * Knowledge bases (PKB): KBART title lists per platform. The union of a platform's files is its
@@ -321,18 +322,8 @@ async function removeOldBuilds(cacheDir: string, keep?: string): Promise<void> {
     }
     const pid = Number(TEMP.exec(old)?.[1] ?? 0);
     if (pid === 0) continue;
-    const stale = pid === process.pid ? ((await stat(path).catch(() => undefined))?.mtimeMs ?? Infinity) < started : !running(pid);
+    const stale = pid === process.pid ? ((await stat(path).catch(() => undefined))?.mtimeMs ?? Infinity) < started : !isAlive(pid);
     if (stale) await rm(path, { force: true });
-  }
-}
-
-/** Whether a process of that id runs (signal 0 sends nothing; EPERM: it runs as another user). */
-function running(pid: number): boolean {
-  try {
-    process.kill(pid, 0);
-    return true;
-  } catch (err) {
-    return (err as NodeJS.ErrnoException).code === 'EPERM';
   }
 }
 

@@ -26,6 +26,7 @@ import formatRoutes from './routes/format.js';
 import jobResultRoutes from './routes/job-result.js';
 import sessionRoutes from './routes/session.js';
 import securityHeaders from './plugins/security-headers.js';
+import closingConnections from './plugins/closing-connections.js';
 import hostNames from './plugins/host-names.js';
 import { clientErrorHandler } from './client-errors.js';
 
@@ -111,6 +112,7 @@ export async function buildApp(config: Config, logger: boolean | object = { leve
   });
   app.decorate('buildInfo', await readBuildInfo(PROJECT_ROOT));
   await app.register(securityHeaders);
+  await app.register(closingConnections);
   await app.register(hostNames);
   await app.register(databasePlugin);
   await app.register(platformsPlugin);

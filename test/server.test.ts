@@ -307,7 +307,15 @@ t.test('a database locked by another process fails the jobs that need it then, a
   // another process holds the database's write lock for longer than busy_timeout (5 s)
   const other = new Database(file);
   other.exec('BEGIN EXCLUSIVE');
-  const refused = await fetch(url, { method: 'POST', body: LINE(3), headers: { 'Log-Format-ezproxy': '%h %l %u %t "%r" %s %b' } });
+  const refusing = fetch(url, { method: 'POST', body: LINE(3), headers: { 'Log-Format-ezproxy': '%h %l %u %t "%r" %s %b' } });
+  // the new job waits for its row without holding the process (SQLite's own wait stopped every
+  // job and request for the 5 s)
+  await sleep(500);
+  const asked = Date.now();
+  t.ok((await fetch(`${url}/health`)).ok);
+  const took = Date.now() - asked;
+  t.ok(took < 2500, `the service answers while a job waits for the lock (${took} ms)`);
+  const refused = await refusing;
   t.equal(refused.status, 503, 'a job that cannot get its row: 503');
   t.equal(refused.headers.get('service-status'), '5005');
   const said = `The service cannot write its storage: the database ${file} is locked by another process (SQLITE_BUSY)`;
@@ -320,8 +328,16 @@ t.test('a database locked by another process fails the jobs that need it then, a
   t.match(ended.body, `#logsift-error 5005 ${said}`, 'the error line');
   t.equal(ended.trailers['job-done'], 'false');
   t.equal(ended.trailers['service-status'], '5005', 'and the trailers');
+  const endedId = String(ending.res.headers['job-id']);
+  t.match(other.prepare('SELECT state FROM jobs WHERE id = ?').get(endedId), { state: 'running' }, 'its row could not be closed');
   other.exec('COMMIT');
   other.close();
+  // closed once the lock is gone, rather than left running until the next start
+  const reader = new Database(file, { readonly: true });
+  t.teardown(() => reader.close());
+  const rowOf = () => reader.prepare('SELECT state, status_code FROM jobs WHERE id = ?').get(endedId) as { state: string; status_code: number | null };
+  for (let waited = 0; waited < 10_000 && rowOf().state === 'running'; waited += 100) await sleep(100);
+  t.same(rowOf(), { state: 'failed', status_code: 5005 }, 'the row closed as the job ended: failed, 5005');
 
   going.req.end(LINE(5));
   const went = await going.ended;
@@ -331,6 +347,7 @@ t.test('a database locked by another process fails the jobs that need it then, a
   t.ok((await fetch(`${url}/health`)).ok, 'and answers');
   const errors = output().split('\n').filter((l) => l.startsWith('{')).map((l) => JSON.parse(l) as { level: number; msg: string }).filter((l) => l.level >= 50);
   t.match(errors.map((e) => e.msg), [/^the job row could not be made: .*locked by another process/, /^the job row could not be closed \(done\): .*locked by another process/], 'each failure said at error level');
+  t.match(output(), /"the job row is closed at last \(failed, 5005\)"/, 'and its late closing said');
   t.notMatch(output(), /job crashed|triggerUncaughtException/);
   child.kill('SIGTERM');
   await once(child, 'exit');

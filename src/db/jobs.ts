@@ -1,4 +1,4 @@
-import type { Db } from './database.js';
+import { writeWhenFree, type Db } from './database.js';
 
 export type JobState = 'running' | 'done' | 'failed' | 'aborted' | 'interrupted';
 
@@ -75,6 +75,11 @@ export class JobStore {
     this.remove = db.prepare('DELETE FROM jobs WHERE id = ?');
   }
 
+  /** `write` (a call of this store) retried while another process holds the file: see writeWhenFree */
+  whenFree<T>(write: () => T, waitMs?: number): Promise<T> {
+    return writeWhenFree(this.db, write, waitMs);
+  }
+
   /** the SQLite file (what a storage error names) */
   get file(): string {
     return this.db.name;
@@ -95,9 +100,9 @@ export class JobStore {
     this.progress.run({ id, at: at.toISOString(), ...this.counters(p) });
   }
 
-  end(id: string, state: Exclude<JobState, 'running'>, p: JobProgress, status?: { code: number; message: string }): void {
+  end(id: string, state: Exclude<JobState, 'running'>, p: JobProgress, status?: { code: number; message: string }, endedAt = new Date()): void {
     this.finish.run({
-      id, state, endedAt: new Date().toISOString(),
+      id, state, endedAt: endedAt.toISOString(),
       statusCode: status?.code ?? null, statusMessage: status?.message ?? null,
       ...this.counters(p),
     });

@@ -1,9 +1,11 @@
 import { mkdir, writeFile, rename, rm } from 'node:fs/promises';
+import { setTimeout as sleep } from 'node:timers/promises';
 import { join } from 'node:path';
 import iconv from 'iconv-lite';
 import { StatusError, isStatusError } from '../status-codes.js';
 import type { Config } from '../config.js';
 import type { JobStore, JobProgress } from '../db/jobs.js';
+import { isBusy } from '../db/database.js';
 import { autoFormats } from './formats/auto-detect.js';
 import { checkLine } from './formats/line-check.js';
 import { makeEventTimer } from './dates.js';
@@ -87,6 +89,10 @@ function clientGone(err: unknown): boolean {
 
 /** Unordered-ecs rejections in a row, with no event kept, after which the traces say why. */
 export const UNORDERED_RUN = 100;
+
+/** A row left open by a locked database: tried again this often, for this long (then the next start marks it interrupted). */
+const ROW_RETRY_MS = 1000;
+const ROW_RETRY_FOR_MS = 10 * 60_000;
 
 /** Unix seconds as an ISO time without milliseconds, for the traces. */
 function isoSeconds(seconds: number): string {
@@ -265,13 +271,14 @@ export class Job {
       throw (this.failure = this.storageFailed(await folderError(err, this.dir), err, 'the job folder could not be made'));
     }
     try {
-      this.deps.store.create({
+      const store = this.deps.store;
+      await store.whenFree(() => store.create({
         id: this.id,
         user: this.meta.user,
         createdAt: this.startedAt.toISOString(),
         headers: this.options.headers,
         platformsVersion: this.deps.versions.platforms_version,
-      });
+      }));
     } catch (err) {
       // the folder is empty: removed, so that a deferred job's id can be sent again
       await rm(this.dir, { recursive: true, force: true }).catch(() => undefined);
@@ -813,7 +820,10 @@ export class Job {
     }
     if (this.rowFailed) return;
     try {
-      this.deps.store.saveProgress(this.id, { ...this.progress(), report: this.report.toJSON() });
+      // one try: a snapshot the database's lock holds back is skipped, the next one comes soon
+      const store = this.deps.store;
+      const progress = { ...this.progress(), report: this.report.toJSON() };
+      await store.whenFree(() => store.saveProgress(this.id, progress), 0);
     } catch (err) {
       this.warnOnce('progress', storageError(err, { database: this.deps.store.file }), err, 'the job row could not be updated');
     }
@@ -837,17 +847,46 @@ export class Job {
     return error;
   }
 
-  /** Closes the job's row; a storage failure is said in the log and thrown as a StatusError. */
-  private endRow(state: JobOutcome, status?: { code: number; message: string }): void {
+  /**
+   * Closes the job's row, waiting (the event loop free) while another process holds the database;
+   * a storage failure is said in the log and thrown as a StatusError.
+   */
+  private async endRow(state: JobOutcome, status?: { code: number; message: string }): Promise<void> {
     if (this.rowFailed) return;
+    const store = this.deps.store;
+    const progress = { ...this.progress(), report: this.report.toJSON() };
     try {
-      this.deps.store.end(this.id, state, { ...this.progress(), report: this.report.toJSON() }, status);
+      await store.whenFree(() => store.end(this.id, state, progress, status));
     } catch (err) {
       this.rowFailed = true;
-      const error = storageError(err, { database: this.deps.store.file });
+      const error = storageError(err, { database: store.file });
       this.traces.error(`The job row could not be closed: ${error.message}`);
       throw this.storageFailed(error, err, `the job row could not be closed (${state})`);
     }
+  }
+
+  /**
+   * A row that could not be closed for a lock is closed once the lock is gone (tried every
+   * ROW_RETRY_MS for ROW_RETRY_FOR_MS), so that it does not read `running` until the next start.
+   */
+  private closeRowLater(state: JobOutcome, status: { code: number; message: string }): void {
+    const store = this.deps.store;
+    const progress = { ...this.progress(), report: this.report.toJSON() };
+    const endedAt = new Date();
+    const giveUpAt = Date.now() + ROW_RETRY_FOR_MS;
+    void (async () => {
+      while (Date.now() < giveUpAt) {
+        await sleep(ROW_RETRY_MS, undefined, { ref: false });
+        try {
+          await store.whenFree(() => store.end(this.id, state, progress, status, endedAt), 0);
+          this.deps.log?.warn({ job: this.id }, `the job row is closed at last (${state}, ${status.code})`);
+          return;
+        } catch (err) {
+          // another failure (the database closed by the shutdown): the next start marks it interrupted
+          if (!isBusy(err)) return;
+        }
+      }
+    })();
   }
 
   /** The report's alerts (reference 6.1), computed once the job has read everything. */
@@ -899,7 +938,7 @@ export class Job {
     this.traces.info(`Job done in ${formatDuration(Date.now() - this.startedAt.getTime()).trim()}`);
     await this.writeReport();
     // before the traces are closed: a row that cannot be closed fails the job, traced
-    this.endRow('done');
+    await this.endRow('done');
     await this.closeTraces();
     await this.output.finish();
     return 'done';
@@ -934,10 +973,15 @@ export class Job {
     this.traces.error(`Job ${outcome}: ${error.code} ${error.message}`);
     if (error.code === 5000 && err instanceof Error && err.stack) this.traces.error(err.stack);
     await this.writeReport();
-    try {
-      this.endRow(outcome, { code: error.code, message: error.message });
-    } catch {
-      // said in the log; the client still gets the job's own error (the row stays 'running': the next start marks it interrupted)
+    const status = { code: error.code, message: error.message };
+    if (this.rowFailed) this.closeRowLater(outcome, status);
+    else {
+      try {
+        await this.endRow(outcome, status);
+      } catch {
+        // said in the log; the client still gets the job's own error
+        this.closeRowLater(outcome, status);
+      }
     }
     await this.closeTraces();
     if (this.output.started) await this.output.failStreaming(error.code, error.message);

@@ -31,7 +31,9 @@ export class RetentionSweeper {
     for (const id of store.endedBefore(new Date(cutoff).toISOString())) {
       if (running.get(id)) continue;
       if (isJobId(id)) await rm(jobDir(varDir, id), { recursive: true, force: true });
-      store.delete(id);
+      // (a lock held by another process: waited for without holding the service; past the wait,
+      // the sweep fails, said in the log, and the next one takes the row)
+      await store.whenFree(() => store.delete(id));
       removed.push(id);
     }
     // Folders without a row (a lost or reset database): aged by their last change.

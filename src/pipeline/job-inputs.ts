@@ -1,5 +1,5 @@
 import type { IncomingMessage } from 'node:http';
-import { finished as streamEnded, Transform, type Readable } from 'node:stream';
+import { finished as streamEnded, Transform, Readable } from 'node:stream';
 import { createGunzip, createInflate, type Gunzip, type Inflate } from 'node:zlib';
 import busboy from 'busboy';
 import iconv from 'iconv-lite';
@@ -134,6 +134,40 @@ class GzipSniffer {
 }
 
 /**
+ * Whether a stream starts with gzip's two bytes (1f 8b), and the stream to read from then: the
+ * same with what was read put back, or those bytes alone when it ended with them. A stream that
+ * fails first is not gzip (its failure is heard by its own listener).
+ */
+async function sniffGzip(stream: Readable): Promise<{ gzip: boolean; stream: Readable }> {
+  const head: Buffer[] = [];
+  let length = 0;
+  while (length < 2) {
+    const chunk = stream.read() as Buffer | null;
+    if (chunk !== null) {
+      head.push(chunk);
+      length += chunk.length;
+      continue;
+    }
+    if (stream.readableEnded || stream.destroyed) break;
+    await new Promise<void>((resolve) => {
+      const events = ['readable', 'end', 'error', 'close'];
+      const done = () => {
+        for (const e of events) stream.off(e, done);
+        resolve();
+      };
+      for (const e of events) stream.on(e, done);
+    });
+  }
+  const read = Buffer.concat(head);
+  const gzip = read.length >= 2 && read[0] === 0x1f && read[1] === 0x8b;
+  if (read.length === 0) return { gzip, stream };
+  // (an ended stream is destroyed too: read its bytes from elsewhere)
+  if (stream.readableEnded) return { gzip, stream: Readable.from([read]) };
+  if (!stream.destroyed) stream.unshift(read);
+  return { gzip, stream };
+}
+
+/**
  * Decompresses when asked, turning zlib's errors into 4002. `meter` counts the compressed bytes,
  * when they are the request's (not a multipart file's, counted with the whole body).
  */
@@ -144,7 +178,7 @@ async function* decompressed(stream: Readable, compression: 'gzip' | 'deflate' |
     for await (const chunk of stream.iterator({ destroyOnReturn: false })) {
       meter?.add((chunk as Uint8Array).length);
       if (!sniffer.done && sniffer.isGzip(chunk as Uint8Array)) {
-        throw new StatusError(4003, `${what} is gzip data (it starts with the bytes 1f 8b), sent without saying so: send it with Content-Encoding: gzip (or Content-Type: application/gzip; a multipart file named *.gz)`);
+        throw new StatusError(4003, `${what} is gzip data (it starts with the bytes 1f 8b), sent without saying so: send it with Content-Encoding: gzip (or Content-Type: application/gzip, or as a multipart file)`);
       }
       yield chunk as Uint8Array;
     }
@@ -415,13 +449,15 @@ async function* multipartInputs(req: IncomingMessage, contentEncoding: 'gzip' | 
       if (failure) throw failure;
       const part = parts.shift();
       if (part) {
-        const gz = GZIP_TYPES.has(part.mime.toLowerCase()) || /\.gz$/i.test(part.name);
+        // a file's name and type are the browser's guess: its first bytes say gzip for sure
+        const declared = GZIP_TYPES.has(part.mime.toLowerCase()) || /\.gz$/i.test(part.name);
+        const sniffed = declared ? { gzip: true, stream: part.stream } : await sniffGzip(part.stream);
         const csv = CSV_TYPES.has(mediaType(part.mime)) || /\.csv(?:\.gz)?$/i.test(part.name);
         reading = part.stream;
         if (part.charset !== undefined && !iconv.encodingExists(part.charset)) {
           throw new StatusError(4015, `the charset of the file ${part.name}'s Content-Type: ${JSON.stringify(part.charset)} (known charsets: utf-8, iso-8859-1, windows-1252…)`);
         }
-        yield { name: part.name, bytes: failingAs(() => failure, decompressed(part.stream, gz ? 'gzip' : undefined, `the file ${part.name}`, maxRatio)), csv, charset: part.charset };
+        yield { name: part.name, bytes: failingAs(() => failure, decompressed(sniffed.stream, sniffed.gzip ? 'gzip' : undefined, `the file ${part.name}`, maxRatio)), csv, charset: part.charset };
         reading = undefined;
         part.stream.resume(); // whatever the job did not read, so that busboy goes on
         continue;

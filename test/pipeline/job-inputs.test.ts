@@ -136,8 +136,15 @@ t.test('gzip data where lines are expected: compressed twice (4002), or sent wit
   t.match((await readAll(body(file.bytes, file.headers), undefined, {})).error, { code: 4002, message: /the file a\.log\.gz, read as gzip, is still gzip data/ }, 'a multipart .gz file');
   const undeclared = await readAll(body(gz, { 'content-type': 'text/plain' }), undefined, {});
   t.match(undeclared.error, { code: 4003, message: /the request body is gzip data .*Content-Encoding: gzip/ });
+  // a multipart file is told by its first bytes, whatever its name (logrotate's access.log.1 may be gzip)
   const plain = form('a.log', gz);
-  t.match((await readAll(body(plain.bytes, plain.headers), undefined, {})).error, { code: 4003, message: /the file a\.log is gzip data/ }, 'a multipart file not named .gz');
+  t.same(await readAll(body(plain.bytes, plain.headers), undefined, {}), { bytes: 11, error: undefined }, 'a multipart gzip file not named .gz is decompressed');
+  const plainTwice = form('a.log', gzipSync(gz));
+  t.match((await readAll(body(plainTwice.bytes, plainTwice.headers), undefined, {})).error, { code: 4002, message: /the file a\.log, read as gzip, is still gzip data/ }, 'and compressed twice, said so');
+  for (const tiny of ['', 'x', '\x1f']) {
+    const file = form('tiny.log', Buffer.from(tiny, 'latin1'));
+    t.same(await readAll(body(file.bytes, file.headers), undefined, {}), { bytes: tiny.length, error: undefined }, `a file of ${tiny.length} bytes`);
+  }
   // the two bytes may come in two chunks
   const split = Object.assign(Readable.from([gz.subarray(0, 1), gz.subarray(1)]), { headers: {} }) as unknown as IncomingMessage;
   t.match((await readAll(split, undefined, {})).error, { code: 4003 }, 'across chunks');

@@ -62,6 +62,14 @@ t.test('multipart: several files, gzip or not, into one job', async (t) => {
   t.same(events.map((e) => e.unitid), ['S0967064508000301', 'S0960982213001917']);
   const report = JSON.parse(readFileSync(`${server.varDir}/jobs/${res.headers['job-id']}/report.json`, 'utf8'));
   t.same(report.files, { 1: 'a.log', 2: 'b é.log.gz' }, 'file names as sent, in UTF-8');
+  // a gzip file whatever its name and type (logrotate's access.log.1 with compress, a renamed file)
+  const unnamed = multipart([
+    { name: 'access.log.1', type: 'application/octet-stream', data: gzipSync(SD_LINE) },
+    { name: 'access.log', type: 'text/plain', data: SD_LINE2 },
+  ]);
+  const sniffed = await post(url, unnamed.body, { ...FORMAT, 'Content-Type': unnamed.type, Accept: 'application/json' });
+  t.equal(sniffed.status, 200, 'a gzip file not named .gz: decompressed, told by its first bytes');
+  t.same(sniffed.json<Array<{ unitid: string }>>().map((e) => e.unitid), ['S0967064508000301', 'S0960982213001917']);
   const none = multipart([], { only: 'a field' });
   const empty = await post(url, none.body, { ...FORMAT, 'Content-Type': none.type });
   t.equal(empty.status, 400, 'no file part: no line');

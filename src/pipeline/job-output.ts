@@ -107,7 +107,12 @@ export interface JobOutput {
   /** writes events in one chunk; false as for write() */
   writeAll(texts: ReadonlyArray<string | Uint8Array>): boolean;
   drained(): Promise<void>;
-  /** the job ended well */
+  /**
+   * The job ended well: what stays once the job is over (a deferred job's result file) is made
+   * whole, before the job's row says done. Its failure is told to the output's onError.
+   */
+  settle(): Promise<void>;
+  /** the job ended well (after settle()) */
   finish(): Promise<void>;
   /** the job failed after the head was sent: said in-band and in the trailers */
   failStreaming(code: number, message: string): Promise<void>;
@@ -188,6 +193,9 @@ export class ResponseOutput implements JobOutput {
     this.res.addTrailers(trailers);
     this.res.end();
   }
+
+  /** (the answer itself is what stays: it ends in finish(), once the row is closed) */
+  async settle(): Promise<void> {}
 
   /** The job ended well: the frame's tail, then `Job-Done: true` in the trailers. */
   async finish(): Promise<void> {
@@ -332,10 +340,17 @@ export class DeferredOutput implements JobOutput {
 
   /** Closes the result file (its tail, or the error marker) and stops the heartbeat; once. */
   private async close(marker?: { code: number; message: string }): Promise<void> {
+    clearInterval(this.timer);
     if (this.closed) return;
     this.closed = true;
-    clearInterval(this.timer);
     await this.file.close(marker);
+  }
+
+  /** The result file whole and closed; the heartbeat goes on until finish(). */
+  async settle(): Promise<void> {
+    if (this.closed) return;
+    this.closed = true;
+    await this.file.close();
   }
 
   async finish(): Promise<void> {

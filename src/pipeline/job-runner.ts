@@ -930,6 +930,10 @@ export class Job {
 
   private async complete(): Promise<JobOutcome> {
     await this.closeFiles();
+    // the result file whole before the row says done (a download then gets all of it), and a
+    // file that cannot be written at its end fails the job instead of ending it done
+    await this.output.settle();
+    if (isStatusError(this.failure) && this.failure.code === 5005) throw this.failure;
     this.state = 'done';
     this.report.general['Job-Done'] = true;
     this.computeAlerts();

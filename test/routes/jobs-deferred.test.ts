@@ -2,6 +2,8 @@ import t from 'tap';
 import { randomUUID } from 'node:crypto';
 import { once } from 'node:events';
 import { mkdir, readdir, writeFile } from 'node:fs/promises';
+import { readdirSync, readFileSync } from 'node:fs';
+import { RESULT_FILE } from '../../src/pipeline/job-files.js';
 import { request, type IncomingMessage } from 'node:http';
 import { join } from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
@@ -88,6 +90,28 @@ t.test('PUT /{jobID}: events go to the result file, the response gets a heartbea
 
   const progress = await (await get(`/api/jobs/${id}/progress`)).json();
   t.match(progress, { id, state: 'done', running: false, linesRead: 50, events: 50, result: true, status: null });
+});
+
+t.test('the result file is whole when the job row says done: a download at that moment gets all of it', async (t) => {
+  const store = server.app.jobStore;
+  const seen: string[] = [];
+  const end = store.end.bind(store);
+  store.end = (id, state, ...rest) => {
+    if (state === 'done') {
+      const dir = join(server.varDir, 'jobs', id);
+      const name = readdirSync(dir).find((n) => RESULT_FILE.test(n));
+      seen.push(name ? readFileSync(join(dir, name), 'utf8') : '(no file)');
+    }
+    return end(id, state, ...rest);
+  };
+  t.teardown(() => { store.end = end; });
+  const id = randomUUID();
+  const res = await put(id, LOG, { 'Log-Format-ezproxy': EZPROXY_DEFAULT, Accept: 'application/json' });
+  t.equal(res.trailers['job-done'], 'true');
+  t.equal(seen.length, 1);
+  const events = JSON.parse(seen[0]) as unknown[];
+  t.equal(events.length, 50, 'the file read then is the whole JSON array');
+  t.equal(seen[0], await (await get(`/${id}`)).text(), 'the same as downloaded later');
 });
 
 t.test('4023: an id that exists, also when two requests race for it', async (t) => {

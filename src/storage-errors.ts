@@ -1,6 +1,7 @@
 import { access, constants, stat } from 'node:fs/promises';
 import { dirname } from 'node:path';
 import { StatusError } from './status-codes.js';
+import { isBusy } from './db/database.js';
 
 /**
  * The service's own storage failing (VAR_DIR's disk full or not writable, its SQLite file locked
@@ -34,7 +35,7 @@ export function storageDetail(err: unknown, target: StorageTarget): string | und
   if (NO_SPACE.has(code)) return `no space left on the disk of ${what} (${code}): free space there`;
   if (NOT_WRITABLE.has(code)) return `${what} cannot be written (${code}${code === 'EROFS' ? ', a read-only file system' : ''}): give the service write access to it, or set VAR_DIR to a writable folder`;
   if (code === 'ENOTDIR' || code === 'EEXIST') return `${what}: a file stands where a folder is expected (${code}): move that file away`;
-  if (code === 'SQLITE_BUSY' || code.startsWith('SQLITE_BUSY_') || code === 'SQLITE_LOCKED') {
+  if (isBusy(err) || code === 'SQLITE_LOCKED') {
     return `${what} is locked by another process (${code}): end that process's transaction (another logsift, a sqlite3 shell or a backup on the same file)`;
   }
   if (code === 'SQLITE_CORRUPT' || code === 'SQLITE_NOTADB' || code.startsWith('SQLITE_CORRUPT_')) {

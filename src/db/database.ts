@@ -52,7 +52,7 @@ export async function writeWhenFree<T>(db: Db, write: () => T, waitMs = BUSY_TIM
 }
 
 /** `write` with a busy timeout of 0, the connection's own restored after it. */
-export function withoutWaiting<T>(db: Db, write: () => T): T {
+function withoutWaiting<T>(db: Db, write: () => T): T {
   db.pragma('busy_timeout = 0');
   try {
     return write();

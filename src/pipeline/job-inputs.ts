@@ -139,13 +139,14 @@ class GzipSniffer {
  * fails first is not gzip (its failure is heard by its own listener).
  */
 async function sniffGzip(stream: Readable): Promise<{ gzip: boolean; stream: Readable }> {
+  const sniffer = new GzipSniffer();
   const head: Buffer[] = [];
-  let length = 0;
-  while (length < 2) {
+  let gzip = false;
+  while (!sniffer.done) {
     const chunk = stream.read() as Buffer | null;
     if (chunk !== null) {
       head.push(chunk);
-      length += chunk.length;
+      gzip = sniffer.isGzip(chunk);
       continue;
     }
     if (stream.readableEnded || stream.destroyed) break;
@@ -159,7 +160,6 @@ async function sniffGzip(stream: Readable): Promise<{ gzip: boolean; stream: Rea
     });
   }
   const read = Buffer.concat(head);
-  const gzip = read.length >= 2 && read[0] === 0x1f && read[1] === 0x8b;
   if (read.length === 0) return { gzip, stream };
   // (an ended stream is destroyed too: read its bytes from elsewhere)
   if (stream.readableEnded) return { gzip, stream: Readable.from([read]) };

@@ -338,19 +338,22 @@ export class DeferredOutput implements JobOutput {
     return this.file.drained();
   }
 
-  /** Closes the result file (its tail, or the error marker) and stops the heartbeat; once. */
-  private async close(marker?: { code: number; message: string }): Promise<void> {
-    clearInterval(this.timer);
+  /** Closes the result file (its tail, or the error marker), once. */
+  private async closeFile(marker?: { code: number; message: string }): Promise<void> {
     if (this.closed) return;
     this.closed = true;
     await this.file.close(marker);
   }
 
+  /** Closes the result file and stops the heartbeat. */
+  private async close(marker?: { code: number; message: string }): Promise<void> {
+    clearInterval(this.timer);
+    await this.closeFile(marker);
+  }
+
   /** The result file whole and closed; the heartbeat goes on until finish(). */
-  async settle(): Promise<void> {
-    if (this.closed) return;
-    this.closed = true;
-    await this.file.close();
+  settle(): Promise<void> {
+    return this.closeFile();
   }
 
   async finish(): Promise<void> {

@@ -767,6 +767,11 @@ export class Job {
     return { bytesRead: this.bytesRead, linesRead: this.linesRead, events: this.events, denied: this.denied, rejects };
   }
 
+  /** What the job's row keeps: its counts and its report. */
+  private rowProgress(): JobProgress {
+    return { ...this.progress(), report: this.report.toJSON() };
+  }
+
   /**
    * Brings the report's counters up to date. Speeds are those since the previous write while the
    * job runs (what a client polling the report wants to see), the job's average once it has ended.
@@ -822,7 +827,7 @@ export class Job {
     try {
       // one try: a snapshot the database's lock holds back is skipped, the next one comes soon
       const store = this.deps.store;
-      const progress = { ...this.progress(), report: this.report.toJSON() };
+      const progress = this.rowProgress();
       await store.whenFree(() => store.saveProgress(this.id, progress), 0);
     } catch (err) {
       this.warnOnce('progress', storageError(err, { database: this.deps.store.file }), err, 'the job row could not be updated');
@@ -854,7 +859,7 @@ export class Job {
   private async endRow(state: JobOutcome, status?: { code: number; message: string }): Promise<void> {
     if (this.rowFailed) return;
     const store = this.deps.store;
-    const progress = { ...this.progress(), report: this.report.toJSON() };
+    const progress = this.rowProgress();
     try {
       await store.whenFree(() => store.end(this.id, state, progress, status));
     } catch (err) {
@@ -871,7 +876,7 @@ export class Job {
    */
   private closeRowLater(state: JobOutcome, status: { code: number; message: string }): void {
     const store = this.deps.store;
-    const progress = { ...this.progress(), report: this.report.toJSON() };
+    const progress = this.rowProgress();
     const endedAt = new Date();
     const giveUpAt = Date.now() + ROW_RETRY_FOR_MS;
     void (async () => {
@@ -978,15 +983,13 @@ export class Job {
     if (error.code === 5000 && err instanceof Error && err.stack) this.traces.error(err.stack);
     await this.writeReport();
     const status = { code: error.code, message: error.message };
-    if (this.rowFailed) this.closeRowLater(outcome, status);
-    else {
-      try {
-        await this.endRow(outcome, status);
-      } catch {
-        // said in the log; the client still gets the job's own error
-        this.closeRowLater(outcome, status);
-      }
+    try {
+      await this.endRow(outcome, status);
+    } catch {
+      // said in the log; the client still gets the job's own error
     }
+    // (also a row that failed to close at the job's normal end)
+    if (this.rowFailed) this.closeRowLater(outcome, status);
     await this.closeTraces();
     if (this.output.started) await this.output.failStreaming(error.code, error.message);
     else this.onFailBeforeOutput?.(error);

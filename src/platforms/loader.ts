@@ -7,7 +7,7 @@ import { parse as parseYaml } from 'yaml';
 import { transform } from 'esbuild';
 import { checkManifest, routingOrder, type PlatformManifest } from './manifest.js';
 import { compileRules, countRules, type PlatformMatcher } from './rules/compile.js';
-import type { HooksModule, RulesFileSpec, Fields, EventFields } from './rules/types.js';
+import type { HooksModule, RulesFileSpec, Fields } from './rules/types.js';
 import type { Tables } from './rules/transforms.js';
 
 /**
@@ -207,9 +207,29 @@ export async function compilePlatform(source: PlatformSource, lazy = false): Pro
     return { ...base, match: lazy ? onFirstCall(make) : make() };
   }
   const hooks: HooksModule = source.hooksModule ? await import(pathToFileURL(source.hooksModule).href) : {};
-  const make = () => compileRules(source.rules, hooks, source.tables as Tables).match;
-  return { ...base, match: guard(lazy ? onFirstCall(make) : make()) };
+  if (!lazy) return { ...base, match: compileRules(source.rules, hooks, source.tables as Tables).match };
+  // Compiled at its first event, the matcher takes the place of the lazy one: the platform stage
+  // then calls it without a wrapper. Rules that fail to compile recognise nothing (the main thread
+  // compiled the same sources when it read them).
+  let compiled: PlatformMatcher | undefined;
+  const compile = (): PlatformMatcher => {
+    try {
+      return compileRules(source.rules, hooks, source.tables as Tables).match;
+    } catch {
+      return NOTHING;
+    }
+  };
+  const platform: { -readonly [K in keyof CompiledPlatform]: CompiledPlatform[K] } = {
+    ...base,
+    match: (ec, view) => {
+      platform.match = compiled ??= compile();
+      return compiled(ec, view);
+    },
+  };
+  return platform;
 }
+
+const NOTHING: PlatformMatcher = () => undefined;
 
 /** Declarative rules, nested ones included (without compiling them); a parser.js or a parse hook counts 1. */
 export function ruleCountOf(source: PlatformSource): number {
@@ -219,9 +239,8 @@ export function ruleCountOf(source: PlatformSource): number {
 
 /**
  * A matcher made by `make` when first called. If making it fails, so does every call, with the
- * same error: for rules the guard around it turns that into "recognised nothing" (and they were
- * compiled from the same sources when read, so it does not happen); a community parser.js that
- * cannot be loaded makes each of its lines an unknown error whose trace says why.
+ * same error: a community parser.js that cannot be loaded makes each of its lines an unknown
+ * error whose trace says why.
  */
 function onFirstCall(make: () => PlatformMatcher): PlatformMatcher {
   let match: PlatformMatcher | undefined;
@@ -240,13 +259,3 @@ function onFirstCall(make: () => PlatformMatcher): PlatformMatcher {
   };
 }
 
-/** A platform that throws on an event recognises nothing in it, as in the reference. */
-function guard(match: PlatformMatcher): PlatformMatcher {
-  return (ec: EventFields, view) => {
-    try {
-      return match(ec, view);
-    } catch {
-      return undefined;
-    }
-  };
-}

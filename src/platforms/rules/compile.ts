@@ -1,80 +1,51 @@
 import { parse as parseQueryString } from 'node:querystring';
 import { urlView, safeDecode, type UrlView } from '../url-view.js';
-import { compileTemplate, type CompiledTemplate, type Resolver } from './template.js';
-import { literalPrecheck, requiredLiteral } from './literal.js';
+import { parseTemplate, type Part } from './template.js';
+import { requiredLiteral } from './literal.js';
 import { makeTransform, RuleError, type TemplateValue, type Tables, type TransformContext } from './transforms.js';
 import type {
-  ComparisonSpec, ConditionsSpec, EventFields, Fields, HookHelpers, HooksModule, MapSpec,
-  PatternSpec, RuleHook, RuleSpec, RulesFileSpec, SetValue, ValueTest,
+  ComparisonSpec, ConditionsSpec, EventFields, Fields, HooksModule, MapSpec,
+  PatternSpec, RuleHook, RuleSpec, RulesFileSpec, SetValue, ValueTest, HookHelpers,
 } from './types.js';
 
-/**
- * Variables visible to a rule: its own captures and `let`s, then its parents'. A scope is made for
- * every rule tried, so it stays cheap: its variables and its resolver function are only made when
- * a rule writes a variable or a template reads one.
+/*
+ * A platform's rules are compiled to the source of one JavaScript function, made with
+ * `new Function`: its conditions, captures and templates become straight-line code with the rule
+ * variables as local variables. Interpreted by closures, each condition, template and rule was a
+ * call through a site that saw every platform's closures, which V8 cannot inline: the rules cost
+ * about two and a half times what the same rules written by hand cost (bench/README.md).
+ * Nothing of a rules file reaches the source as code: every text (names, literals, keys) is
+ * written with JSON.stringify, and regexes, tables, comparisons and hooks are passed in as values.
  */
-class Scope {
-  private own: Record<string, string | undefined> | undefined;
-  private resolver: Resolver | undefined;
 
-  constructor(
-    readonly view: UrlView,
-    readonly ec: EventFields,
-    readonly result: Fields,
-    private readonly parent?: Scope,
-  ) {}
-
-  child(): Scope {
-    return new Scope(this.view, this.ec, this.result, this);
+/** A variable that no rule set: a part of the URL, `query.x`, `queryi.x`, `ec.x` or `result.x`. */
+export function baseValue(view: UrlView, ec: EventFields, result: Fields, name: string): TemplateValue {
+  switch (name) {
+    case 'url': return view.url;
+    case 'path': return view.pathname;
+    case 'host': return view.hostname;
+    case 'search': return view.search || undefined;
+    case 'hash': return view.hash || undefined;
+    case 'protocol': return view.protocol || undefined;
   }
-
-  set(name: string, value: string | undefined): void {
-    (this.own ??= Object.create(null) as Record<string, string | undefined>)[name] = value;
-  }
-
-  adopt(other: Scope): void {
-    if (other.own) for (const k in other.own) this.set(k, other.own[k]);
-  }
-
-  get(name: string): TemplateValue {
-    for (let s: Scope | undefined = this; s; s = s.parent) {
-      const own = s.own;
-      if (own === undefined) continue;
-      const v = own[name];
-      if (v !== undefined || name in own) return v;
+  const dotted = dottedName(name);
+  if (dotted !== undefined) {
+    const key = dotted.key;
+    switch (dotted.ns) {
+      case 'query': return view.query[key];
+      case 'queryi': return queryIgnoringCase(view, dotted.lowerKey);
+      case 'ec': return eventValue(ec, key);
+      case 'result': return result[key];
     }
-    switch (name) {
-      case 'url': return this.view.url;
-      case 'path': return this.view.pathname;
-      case 'host': return this.view.hostname;
-      case 'search': return this.view.search || undefined;
-      case 'hash': return this.view.hash || undefined;
-      case 'protocol': return this.view.protocol || undefined;
-    }
-    const dotted = dottedName(name);
-    if (dotted !== undefined) {
-      const key = dotted.key;
-      switch (dotted.ns) {
-        case 'query': return this.view.query[key];
-        case 'queryi': return queryIgnoringCase(this.view, dotted.lowerKey);
-        case 'ec': return eventValue(this.ec, key);
-        case 'result': return this.result[key];
-      }
-    }
-    return undefined;
   }
-
-  /** `get` as a function, for templates and hooks */
-  get read(): Resolver {
-    return (this.resolver ??= (name) => this.get(name));
-  }
+  return undefined;
 }
 
 interface DottedName { readonly ns: string; readonly key: string; readonly lowerKey: string }
 
 /**
- * `query.id` → namespace and key, remembered: templates read the same few names on every event,
- * and slicing them each time made two strings per read.
+ * `query.id` → namespace and key, remembered: hooks read the same few names on every event, and
+ * slicing them each time made two strings per read.
  */
 const dottedNames = new Map<string, DottedName | null>();
 
@@ -104,8 +75,6 @@ function eventValue(ec: EventFields, key: string): string | undefined {
   return typeof v === 'string' ? v : String(v);
 }
 
-type Condition = (scope: Scope) => boolean;
-
 function compilePattern(spec: PatternSpec, where: string): RegExp {
   const source = typeof spec === 'string' ? spec : spec?.re;
   const flags = typeof spec === 'string' ? '' : spec?.flags ?? '';
@@ -120,30 +89,12 @@ function compilePattern(spec: PatternSpec, where: string): RegExp {
 
 /**
  * The names of a pattern's named groups, in order (a superset at worst: a `(?<x>` inside a class
- * or after an escaped parenthesis is listed too, and simply never found in a match). Captures
- * are read by name: a for-in over the match's groups object costs several times more.
+ * or after an escaped parenthesis is listed too, and simply never found in a match). A name
+ * written with escapes (`(?<\u0069d>`) is the name the escapes spell.
  */
 function groupNames(re: RegExp): readonly string[] {
-  const names = [...new Set(Array.from(re.source.matchAll(/\(\?<([^>=!][^>]*)>/g), (m) => m[1]))];
-  // a name written with escapes (`(?<\u0061>`) is another name in the match: read those by for-in
-  return names.some((n) => n.includes('\\')) ? ANY_NAMES : names;
-}
-
-/** Group names that must be read from the match itself. */
-const ANY_NAMES: readonly string[] = Object.freeze(['']);
-
-/** Stores a match's named groups as variables. */
-function captureGroups(m: RegExpExecArray, names: readonly string[], scope: Scope): void {
-  const groups = m.groups;
-  if (groups === undefined) return;
-  if (names === ANY_NAMES) {
-    for (const k in groups) { const v = groups[k]; if (v !== undefined) scope.set(k, v); }
-    return;
-  }
-  for (let i = 0; i < names.length; i++) {
-    const v = groups[names[i]];
-    if (v !== undefined) scope.set(names[i], v);
-  }
+  const unescape = (name: string) => name.replace(/\\u\{([0-9a-fA-F]+)\}|\\u([0-9a-fA-F]{4})/g, (_, a?: string, b?: string) => String.fromCodePoint(parseInt(a ?? b!, 16)));
+  return [...new Set(Array.from(re.source.matchAll(/\(\?<([^>=!][^>]*)>/g), (m) => unescape(m[1])))];
 }
 
 function isComparison(spec: unknown): spec is ComparisonSpec {
@@ -177,226 +128,10 @@ function compileComparison(spec: ComparisonSpec, where: string): (value: string)
   };
 }
 
-const VIEW_KEYS = {
-  url: (v: UrlView) => v.url,
-  path: (v: UrlView) => v.pathname,
-  host: (v: UrlView) => v.hostname,
-  search: (v: UrlView) => v.search,
-  hash: (v: UrlView) => v.hash,
-  protocol: (v: UrlView) => v.protocol,
-} as const;
-
-/**
- * A condition that needs no scope: it reads the URL view or the event only. It gives false when it
- * fails, true when it holds without capturing, or the regex match whose named groups become
- * variables.
- */
-type PureTest = (view: UrlView, ec: EventFields) => RegExpExecArray | boolean | null;
-
-/** A pure test and the names of the groups its match may hold. */
-interface Pure { readonly test: PureTest; readonly names: readonly string[] }
-
-/** Condition keys whose tests read only the view, the query and the event. */
-const PURE_KEYS = new Set(['url', 'path', 'host', 'search', 'hash', 'protocol', 'query', 'queryi', 'field']);
-
-const NO_NAMES: readonly string[] = [];
-const firstOf = (v: TemplateValue): string | undefined => (Array.isArray(v) ? v[0] : v);
-
-/** A test reading its value from two arguments (the view and the event, or a scope). */
-type TwoArgTest<A, B> = (a: A, b: B) => RegExpExecArray | boolean | null;
-
-/**
- * A test of one value (a part of the URL, a query parameter, an event field, a variable), read by
- * `read`: `true` present and not empty, `false` absent or empty, a comparison, or a pattern
- * (tested with `test()`, no array made, when it has no named group).
- */
-function valueTest<A, B>(spec: ValueTest, where: string, read: (a: A, b: B) => TemplateValue): { test: TwoArgTest<A, B>; names: readonly string[] } {
-  if (spec === true) return { test: (a, b) => { const v = read(a, b); return v !== undefined && v !== ''; }, names: NO_NAMES };
-  if (spec === false) return { test: (a, b) => { const v = read(a, b); return v === undefined || v === ''; }, names: NO_NAMES };
-  if (isComparison(spec)) {
-    const cmp = compileComparison(spec, where);
-    return { test: (a, b) => { const v = firstOf(read(a, b)); return v !== undefined && cmp(v); }, names: NO_NAMES };
-  }
-  const re = compilePattern(spec, where);
-  const names = groupNames(re);
-  if (names.length === 0) return { test: (a, b) => { const v = firstOf(read(a, b)); return v !== undefined && re.test(v); }, names };
-  return { test: (a, b) => { const v = firstOf(read(a, b)); return v === undefined ? false : re.exec(v); }, names };
-}
-
-/** The tests of one condition key of PURE_KEYS. */
-function pureTestsOf(key: string, value: unknown, at: string): Pure[] {
-  if (key in VIEW_KEYS) {
-    // a part of the URL takes a pattern or a boolean (`search: true`: there and not empty)
-    if (typeof value !== 'boolean' && isComparison(value)) compilePattern(value as PatternSpec, at);
-    return [valueTest(value as ValueTest, at, VIEW_KEYS[key as keyof typeof VIEW_KEYS])];
-  }
-  if (typeof value !== 'object' || value === null) throw new RuleError(`${at}: must be a mapping`);
-  return Object.entries(value as Record<string, ValueTest>).map(([name, test]) => {
-    const lower = name.toLowerCase();
-    const read: (view: UrlView, ec: EventFields) => TemplateValue =
-      key === 'query' ? (view) => view.query[name]
-        : key === 'queryi' ? (view) => queryIgnoringCase(view, lower)
-          : (_, ec) => eventValue(ec, name);
-    return valueTest(test, `${at}.${name}`, read);
-  });
-}
-
-function checkMapping(spec: ConditionsSpec, where: string): void {
-  if (typeof spec !== 'object' || spec === null || Array.isArray(spec)) {
-    throw new RuleError(`${where}: conditions must be a mapping`);
-  }
-}
-
-/** Stores a successful test's captures as variables. */
-function capture(m: RegExpExecArray | true, names: readonly string[], scope: Scope): void {
-  if (m !== true) captureGroups(m, names, scope);
-}
-
-/** A scope-free test as a condition on a scope (its captures stored in the scope). */
-function pureInScope({ test, names }: Pure): Condition {
-  return (scope) => {
-    const m = test(scope.view, scope.ec);
-    if (!m) return false;
-    capture(m, names, scope);
-    return true;
-  };
-}
-
-function compileConditions(spec: ConditionsSpec, where: string): Condition {
-  checkMapping(spec, where);
-  const tests: Condition[] = [];
-  for (const [key, value] of Object.entries(spec)) {
-    const at = `${where}.${key}`;
-    if (PURE_KEYS.has(key)) {
-      for (const pure of pureTestsOf(key, value, at)) tests.push(pureInScope(pure));
-    } else if (key === 'var') {
-      if (typeof value !== 'object' || value === null) throw new RuleError(`${at}: must be a mapping`);
-      for (const [name, test] of Object.entries(value as Record<string, ValueTest>)) {
-        const { test: t, names } = valueTest(test, `${at}.${name}`, (scope: Scope) => scope.get(name));
-        tests.push((scope) => {
-          const m = t(scope, undefined);
-          if (!m) return false;
-          capture(m, names, scope);
-          return true;
-        });
-      }
-    } else if (key === 'any' || key === 'all') {
-      if (!Array.isArray(value)) throw new RuleError(`${at}: must be a list`);
-      const branches = value.map((c, i) => compileConditions(c as ConditionsSpec, `${at}[${i}]`));
-      tests.push(key === 'any'
-        ? (scope) => {
-          for (const branch of branches) {
-            const trial = scope.child();
-            if (branch(trial)) { scope.adopt(trial); return true; }
-          }
-          return false;
-        }
-        : (scope) => branches.every((b) => b(scope)));
-    } else if (key === 'not') {
-      const inner = compileConditions(value as ConditionsSpec, at);
-      tests.push((scope) => !inner(scope.child()));
-    } else {
-      throw new RuleError(`${at}: unknown condition (expected url, path, host, search, hash, protocol, query, queryi, field, var, any, all, not)`);
-    }
-  }
-  return (scope) => {
-    for (const t of tests) if (!t(scope)) return false;
-    return true;
-  };
-}
-
-/**
- * The conditions as scope-free tests, when they read only the view, the query and the event (no
- * `var`, `any`, `all`, `not`): a rule tried then makes no scope unless all of them hold.
- */
-function pureConditions(spec: ConditionsSpec, where: string): Pure[] | undefined {
-  checkMapping(spec, where);
-  if (!Object.keys(spec).every((k) => PURE_KEYS.has(k))) return undefined;
-  return Object.entries(spec).flatMap(([key, value]) => pureTestsOf(key, value, `${where}.${key}`));
-}
-
-/**
- * Quick tests of a rule's own view conditions (`path: '^/doi/…'` needs a path starting with
- * `/doi/`): most rules tried fail on them, and fail here without a regex run or a scope.
- */
-function literalPrechecks(spec: ConditionsSpec): Array<(view: UrlView) => boolean> {
-  const checks: Array<(view: UrlView) => boolean> = [];
-  for (const [key, value] of Object.entries(spec)) {
-    if (!(key in VIEW_KEYS) || typeof value === 'boolean') continue;
-    const source = typeof value === 'string' ? value : value?.re;
-    const flags = typeof value === 'string' ? '' : value?.flags ?? '';
-    const literal = typeof source === 'string' ? requiredLiteral(source, flags) : undefined;
-    if (!literal) continue;
-    checks.push(viewPrecheck(key, literal.text, literal.anchored));
-  }
-  return checks;
-}
-
-/** One closure per pre-check (the common path and url cases read their field directly). */
-function viewPrecheck(key: string, text: string, anchored: boolean): (view: UrlView) => boolean {
-  if (key === 'path') return anchored ? (view) => view.pathname.startsWith(text) : (view) => view.pathname.includes(text);
-  if (key === 'url') return anchored ? (view) => view.url.startsWith(text) : (view) => view.url.includes(text);
-  const get = VIEW_KEYS[key as keyof typeof VIEW_KEYS];
-  const test = literalPrecheck({ text, anchored });
-  return (view) => test(get(view));
-}
-
-/** All pre-checks as one function, or undefined when there are none. */
-function allOf(checks: Array<(view: UrlView) => boolean>): ((view: UrlView) => boolean) | undefined {
-  if (checks.length === 0) return undefined;
-  if (checks.length === 1) return checks[0];
-  if (checks.length === 2) { const [a, b] = checks; return (view) => a(view) && b(view); }
-  return (view) => checks.every((c) => c(view));
-}
-
-type ValueFn = (scope: Scope, ctx: TransformContext) => string | undefined;
-
-function compileSetValue(value: SetValue, where: string): ValueFn {
-  if (typeof value === 'number' || typeof value === 'boolean') {
-    const s = String(value);
-    return () => s;
-  }
-  if (typeof value === 'string') {
-    const t = wrapTemplate(value, where);
-    return (scope, ctx) => t(scope.read, ctx);
-  }
-  if (typeof value === 'object' && value !== null && 'from' in value) return compileMap(value, where);
-  throw new RuleError(`${where}: a value must be a string, a number or {from, map}`);
-}
-
-function wrapTemplate(text: string, where: string): CompiledTemplate {
-  try {
-    return compileTemplate(text);
-  } catch (err) {
-    throw new RuleError(`${where}: ${(err as Error).message}`);
-  }
-}
-
-function compileMap(spec: MapSpec, where: string): ValueFn {
-  const from = wrapTemplate(spec.from, `${where}.from`);
-  if (typeof spec.map !== 'object' || spec.map === null) throw new RuleError(`${where}: map must be a mapping`);
-  const fallback = spec.default === undefined ? undefined : compileSetValue(spec.default as SetValue, `${where}.default`);
-  // Map values are templates too (a constant is a template without placeholders).
-  const value = (v: string | number, k: string) => wrapTemplate(String(v), `${where}.map.${k}`);
-  if (spec.regex) {
-    const entries = Object.entries(spec.map).map(([k, v]) => [compilePattern(k, `${where}.map`), value(v, k)] as const);
-    return (scope, ctx) => {
-      const key = from(scope.read, ctx);
-      if (key !== undefined) for (const [re, v] of entries) if (re.test(key)) return v(scope.read, ctx);
-      return fallback?.(scope, ctx);
-    };
-  }
-  const table = new Map(Object.entries(spec.map).map(([k, v]) => [k, value(v, k)]));
-  return (scope, ctx) => {
-    const key = from(scope.read, ctx);
-    const hit = key === undefined ? undefined : table.get(key);
-    return hit ? hit(scope.read, ctx) : fallback?.(scope, ctx);
-  };
-}
-
-const enum Outcome { None, Matched, Ignored }
-
-type CompiledRule = (scope: Scope, ctx: TransformContext) => Outcome;
+/** The parts of the URL view a condition may name, and the view's property holding each. */
+const VIEW_KEYS: Readonly<Record<string, string>> = {
+  url: 'url', path: 'pathname', host: 'hostname', search: 'search', hash: 'hash', protocol: 'protocol',
+};
 
 const RULE_KEYS = new Set(['name', 'when', 'let', 'set', 'unset', 'hook', 'rules', 'continue', 'ignore']);
 
@@ -418,19 +153,346 @@ function mergeHookFields(result: Fields, fields: Record<string, string | undefin
   }
 }
 
-function compileRule(spec: RuleSpec, where: string, hooks: HooksModule): CompiledRule {
+function checkMapping(spec: ConditionsSpec, where: string): void {
+  if (typeof spec !== 'object' || spec === null || Array.isArray(spec)) {
+    throw new RuleError(`${where}: conditions must be a mapping`);
+  }
+}
+
+/** A value of the rules (a name, a key, a literal) written into the source. */
+const lit = (value: string): string => JSON.stringify(value);
+
+/** Marks a rule variable not set in its rule: reading it goes on to the enclosing rules'. */
+const NOT_SET: unique symbol = Symbol('not set');
+
+/**
+ * The variables a rule sets (its captures, its `let`s, what an `any` branch adopted), each a
+ * local variable of the generated function; reading a name goes from the innermost rule out, as
+ * a rule sees its own variables, then its parents'.
+ */
+class Frame {
+  readonly names = new Map<string, string>();
+  constructor(readonly parent: Frame | undefined, private readonly source: Source) {}
+
+  /** the local variable holding `name` in this rule, declared at its first use */
+  bind(name: string): string {
+    let id = this.names.get(name);
+    if (id === undefined) {
+      id = this.source.id('v');
+      this.names.set(name, id);
+    }
+    return id;
+  }
+
+  /** `let v1 = NS, …` for the block of this frame (empty when it binds nothing) */
+  declarations(): string {
+    return this.names.size ? `let ${[...this.names.values()].map((id) => `${id} = NS`).join(', ')};\n` : '';
+  }
+
+  /** Reading `name` as a rule of this frame reads it. */
+  read(name: string): Read {
+    const base = baseRead(name);
+    let code = base.code;
+    const ids: string[] = [];
+    for (let f: Frame | undefined = this; f; f = f.parent) {
+      const id = f.names.get(name);
+      if (id !== undefined) ids.push(id);
+    }
+    for (let i = ids.length - 1; i >= 0; i--) code = `(${ids[i]} !== NS ? ${ids[i]} : ${code})`;
+    // a rule variable is a string (a capture, a template's value) or undefined
+    return { code, type: base.type === 'list' ? 'list' : ids.length ? 'text' : base.type };
+  }
+
+  /** A resolver function over every variable visible here, for hooks. */
+  resolver(): string {
+    const seen = new Map<string, string[]>();
+    for (let f: Frame | undefined = this; f; f = f.parent) {
+      for (const [name, id] of f.names) (seen.get(name) ?? seen.set(name, []).get(name)!).push(id);
+    }
+    const cases = [...seen].map(([name, ids]) => `case ${lit(name)}: ${ids.map((id) => `if (${id} !== NS) return ${id};`).join(' ')} break;`);
+    return `(($n) => { switch ($n) { ${cases.join(' ')} } return base(view, ec, result, $n); })`;
+  }
+}
+
+/**
+ * An expression reading a value, and what it may be: always a string (a part of the URL), a
+ * string or undefined, or also a list (a repeated query parameter). The generated code leaves out
+ * the checks a value cannot need: the rarely used platforms run in V8's interpreter, where each
+ * costs.
+ */
+interface Read {
+  readonly code: string;
+  readonly type: 'string' | 'text' | 'list';
+}
+
+/** Reading a variable no rule set (baseValue, written out for a name known in advance). */
+function baseRead(name: string): Read {
+  switch (name) {
+    case 'url': return { code: 'view.url', type: 'string' };
+    case 'path': return { code: 'view.pathname', type: 'string' };
+    case 'host': return { code: 'view.hostname', type: 'string' };
+    case 'search': return { code: '(view.search || undefined)', type: 'text' };
+    case 'hash': return { code: '(view.hash || undefined)', type: 'text' };
+    case 'protocol': return { code: '(view.protocol || undefined)', type: 'text' };
+  }
+  const dotted = dottedName(name);
+  if (dotted !== undefined) {
+    switch (dotted.ns) {
+      case 'query': return { code: `view.query[${lit(dotted.key)}]`, type: 'list' };
+      case 'queryi': return { code: `qi(view, ${lit(dotted.lowerKey)})`, type: 'list' };
+      case 'ec': return { code: `ev(ec, ${lit(dotted.key)})`, type: 'text' };
+      case 'result': return { code: `result[${lit(dotted.key)}]`, type: 'text' };
+    }
+  }
+  return { code: 'undefined', type: 'text' };
+}
+
+/** The generated function's source, and the values it refers to (`k0`, `k1`…). */
+class Source {
+  readonly values: unknown[] = [];
+  private n = 0;
+
+  id(prefix: string): string {
+    return `${prefix}${this.n++}`;
+  }
+
+  value(v: unknown): string {
+    this.values.push(v);
+    return `k${this.values.length - 1}`;
+  }
+}
+
+/** `v` takes the first value of a repeated parameter (nothing to do for other values). */
+const first = (v: string, read: Read) => (read.type === 'list' ? `if (Array.isArray(${v})) ${v} = ${v}[0];` : '');
+
+/**
+ * The code of one value test (`true`: present and not empty, `false`: absent or empty, a
+ * comparison, or a pattern whose named groups are captured into `frame`); `fail` is the label to
+ * leave when it does not hold.
+ */
+function valueTest(src: Source, spec: ValueTest, where: string, read: Read, frame: Frame, fail: string): string {
+  const always = read.type === 'string';
+  if (spec === true) return always ? `if (${read.code} === '') break ${fail};\n` : `{ const $x = ${read.code}; if ($x === undefined || $x === '') break ${fail}; }\n`;
+  if (spec === false) return always ? `if (${read.code} !== '') break ${fail};\n` : `{ const $x = ${read.code}; if ($x !== undefined && $x !== '') break ${fail}; }\n`;
+  const defined = always ? '' : `if ($x === undefined) break ${fail}; `;
+  if (isComparison(spec)) {
+    const cmp = src.value(compileComparison(spec, where));
+    return `{ let $x = ${read.code}; ${first('$x', read)}${defined}if (!${cmp}($x)) break ${fail}; }\n`;
+  }
+  const re = compilePattern(spec, where);
+  const names = groupNames(re);
+  const r = src.value(re);
+  if (names.length === 0) {
+    return always ? `if (!${r}.test(${read.code})) break ${fail};\n` : `{ let $x = ${read.code}; ${first('$x', read)}${defined}if (!${r}.test($x)) break ${fail}; }\n`;
+  }
+  const captures = names.map((name) => `$y = $g[${lit(name)}]; if ($y !== undefined) ${frame.bind(name)} = $y;`).join(' ');
+  return `{ let $x = ${read.code}; ${first('$x', read)}${defined}const $m = ${r}.exec($x); if ($m === null) break ${fail}; const $g = $m.groups; if ($g !== undefined) { let $y; ${captures} } }\n`;
+}
+
+/** The tests of a condition on the URL, the query or the event (url … field). */
+function pureTests(src: Source, key: string, value: unknown, at: string, frame: Frame, fail: string): string {
+  if (key in VIEW_KEYS) {
+    // a part of the URL takes a pattern or a boolean (`search: true`: there and not empty)
+    if (typeof value !== 'boolean' && isComparison(value)) compilePattern(value as PatternSpec, at);
+    return valueTest(src, value as ValueTest, at, { code: `view.${VIEW_KEYS[key]}`, type: 'string' }, frame, fail);
+  }
+  if (typeof value !== 'object' || value === null) throw new RuleError(`${at}: must be a mapping`);
+  let code = '';
+  for (const [name, test] of Object.entries(value as Record<string, ValueTest>)) {
+    const read: Read = key === 'query' ? { code: `view.query[${lit(name)}]`, type: 'list' }
+      : key === 'queryi' ? { code: `qi(view, ${lit(name.toLowerCase())})`, type: 'list' }
+        : { code: `ev(ec, ${lit(name)})`, type: 'text' };
+    code += valueTest(src, test, `${at}.${name}`, read, frame, fail);
+  }
+  return code;
+}
+
+const PURE_KEYS = new Set(['url', 'path', 'host', 'search', 'hash', 'protocol', 'query', 'queryi', 'field']);
+
+/** The code of a rule's conditions, in their order; captures go to `frame`. */
+function conditions(src: Source, spec: ConditionsSpec, where: string, frame: Frame, fail: string): string {
+  checkMapping(spec, where);
+  let code = '';
+  for (const [key, value] of Object.entries(spec)) {
+    const at = `${where}.${key}`;
+    if (PURE_KEYS.has(key)) {
+      code += pureTests(src, key, value, at, frame, fail);
+    } else if (key === 'var') {
+      if (typeof value !== 'object' || value === null) throw new RuleError(`${at}: must be a mapping`);
+      for (const [name, test] of Object.entries(value as Record<string, ValueTest>)) {
+        code += valueTest(src, test, `${at}.${name}`, frame.read(name), frame, fail);
+      }
+    } else if (key === 'any' || key === 'all') {
+      if (!Array.isArray(value)) throw new RuleError(`${at}: must be a list`);
+      if (key === 'all') {
+        // each branch on the rule's own variables
+        value.forEach((c, i) => { code += conditions(src, c as ConditionsSpec, `${at}[${i}]`, frame, fail); });
+        continue;
+      }
+      // the first branch that holds gives the rule the variables it captured
+      const ok = src.id('$ok');
+      code += `{ let ${ok} = false;\n`;
+      value.forEach((c, i) => {
+        const trial = new Frame(frame, src);
+        const label = src.id('B');
+        const body = conditions(src, c as ConditionsSpec, `${at}[${i}]`, trial, label);
+        const adopt = [...trial.names].map(([name, id]) => `if (${id} !== NS) ${frame.bind(name)} = ${id};`).join(' ');
+        code += `${label}: if (!${ok}) {\n${trial.declarations()}${body}${adopt}\n${ok} = true; }\n`;
+      });
+      code += `if (!${ok}) break ${fail}; }\n`;
+    } else if (key === 'not') {
+      const inner = new Frame(frame, src);
+      const label = src.id('N');
+      const hit = src.id('$hit');
+      const body = conditions(src, value as ConditionsSpec, at, inner, label);
+      code += `{ let ${hit} = false;\n${label}: {\n${inner.declarations()}${body}${hit} = true; }\nif (${hit}) break ${fail}; }\n`;
+    } else {
+      throw new RuleError(`${at}: unknown condition (expected url, path, host, search, hash, protocol, query, queryi, field, var, any, all, not)`);
+    }
+  }
+  return code;
+}
+
+/**
+ * Quick tests of a rule's own view conditions (`path: '^/doi/…'` needs a path starting with
+ * `/doi/`): most rules tried fail on them, without a regex run. An expression, or undefined.
+ */
+function prechecks(spec: ConditionsSpec): string | undefined {
+  const checks: string[] = [];
+  for (const [key, value] of Object.entries(spec)) {
+    if (!(key in VIEW_KEYS) || typeof value === 'boolean') continue;
+    const source = typeof value === 'string' ? value : value?.re;
+    const flags = typeof value === 'string' ? '' : value?.flags ?? '';
+    const literal = typeof source === 'string' ? requiredLiteral(source, flags) : undefined;
+    if (!literal) continue;
+    checks.push(`view.${VIEW_KEYS[key]}.${literal.anchored ? 'startsWith' : 'includes'}(${lit(literal.text)})`);
+  }
+  return checks.length ? checks.join(' && ') : undefined;
+}
+
+function parsedTemplate(text: string, where: string): Part[] {
+  try {
+    return parseTemplate(text);
+  } catch (err) {
+    throw new RuleError(`${where}: ${(err as Error).message}`);
+  }
+}
+
+const NO_RESOLVER = (): undefined => undefined;
+
+/** One placeholder's value into `$v` (its transforms applied; `or:NAME` reads NAME here). */
+function placeholder(src: Source, p: Exclude<Part, string>, frame: Frame): string {
+  const read = frame.read(p.variable);
+  let code = `let $v = ${read.code};`;
+  // after a transform, the value may be anything a transform gives
+  let type: Read['type'] = read.type;
+  p.ops.forEach((op, i) => {
+    if (op.name === 'or') {
+      const other = frame.read(op.args[0]);
+      code += ` { let $o = $v; ${first('$o', { code: '', type })} if ($o === undefined || $o === '') $v = ${other.code}; }`;
+      if (other.type === 'list') type = 'list';
+    } else {
+      code += ` $v = ${src.value(p.transforms[i])}($v, ctx, NO_RESOLVER);`;
+      type = 'list';
+    }
+  });
+  return `${code} ${first('$v', { code: '', type })}`;
+}
+
+/** How a template made of one placeholder without transforms (`'{doi}'`) reads its variable. */
+function onlyVariable(text: string, frame: Frame): Read | undefined {
+  const parts = parseTemplate(text);
+  const only = parts.length === 1 ? parts[0] : undefined;
+  return typeof only === 'object' && only.ops.length === 0 ? frame.read(only.variable) : undefined;
+}
+
+/**
+ * A template's value into `target`: undefined when a placeholder (not marked `?`) is undefined or
+ * empty; a template of one placeholder gives undefined when it is, `?` or not.
+ */
+function template(src: Source, text: string, where: string, frame: Frame, target: string): string {
+  const parts = parsedTemplate(text, where);
+  if (parts.length === 0) return `${target} = undefined;\n`;
+  if (parts.length === 1) {
+    const only = parts[0];
+    if (typeof only === 'string') return `${target} = ${lit(only)};\n`;
+    return `{ ${placeholder(src, only, frame)} ${target} = $v === undefined || $v === '' ? undefined : $v; }\n`;
+  }
+  const label = src.id('T');
+  let code = `${label}: { let $s = '';\n`;
+  for (const p of parts) {
+    if (typeof p === 'string') {
+      code += `$s += ${lit(p)};\n`;
+      continue;
+    }
+    const missing = p.optional ? '' : `{ ${target} = undefined; break ${label}; }`;
+    code += `{ ${placeholder(src, p, frame)} if ($v === undefined || $v === '') ${missing || '{}'} else $s += $v; }\n`;
+  }
+  return `${code}${target} = $s; }\n`;
+}
+
+/** A `set` value into `target`: a constant, a template or a value map. */
+function setValue(src: Source, value: SetValue, where: string, frame: Frame, target: string): string {
+  if (typeof value === 'number' || typeof value === 'boolean') return `${target} = ${lit(String(value))};\n`;
+  if (typeof value === 'string') return template(src, value, where, frame, target);
+  if (typeof value === 'object' && value !== null && 'from' in value) return valueMap(src, value, where, frame, target);
+  throw new RuleError(`${where}: a value must be a string, a number or {from, map}`);
+}
+
+/** A value map: the `from` template's value looked up (exact keys, or regexes in order). */
+function valueMap(src: Source, spec: MapSpec, where: string, frame: Frame, target: string): string {
+  const from = template(src, spec.from, `${where}.from`, frame, '$key');
+  if (typeof spec.map !== 'object' || spec.map === null) throw new RuleError(`${where}: map must be a mapping`);
+  const fallback = spec.default === undefined ? `${target} = undefined;\n` : setValue(src, spec.default as SetValue, `${where}.default`, frame, target);
+  // Map values are templates too (a constant is a template without placeholders).
+  const value = (v: string | number, k: string) => template(src, String(v), `${where}.map.${k}`, frame, target);
+  if (spec.regex) {
+    const label = src.id('M');
+    let tests = '';
+    for (const [k, v] of Object.entries(spec.map)) {
+      const re = src.value(compilePattern(k, `${where}.map`));
+      tests += `if (${re}.test($key)) { ${value(v, k)} break ${label}; }\n`;
+    }
+    return `{ let $key; ${from}${label}: { if ($key !== undefined) {\n${tests}}\n${fallback}} }\n`;
+  }
+  const entries = Object.entries(spec.map);
+  const index = src.value(new Map(entries.map(([k], i) => [k, i])));
+  const cases = entries.map(([k, v], i) => `case ${i}: ${value(v, k)} break;\n`).join('');
+  return `{ let $key; ${from}const $i = $key === undefined ? undefined : ${index}.get($key);\nswitch ($i) {\n${cases}default: ${fallback}} }\n`;
+}
+
+/**
+ * The code of one rule: leaves `list` when it matched (unless `continue`), returns undefined from
+ * the whole function when it matched an `ignore` (nothing is recognised, whatever came before).
+ */
+function rule(src: Source, spec: RuleSpec, where: string, hooks: HooksModule, parent: Frame | undefined, list: string): string {
   if (typeof spec !== 'object' || spec === null || Array.isArray(spec)) throw new RuleError(`${where}: a rule must be a mapping`);
   for (const k of Object.keys(spec)) if (!RULE_KEYS.has(k)) throw new RuleError(`${where}: unknown key ${JSON.stringify(k)}`);
   const label = spec.name ? `${where} (${spec.name})` : where;
   if (!['set', 'let', 'unset', 'hook', 'rules', 'ignore', 'continue'].some((k) => k in spec)) {
     throw new RuleError(`${label}: the rule does nothing (it needs set, rules, hook or ignore)`);
   }
-  // Conditions reading only the view, the query and the event are compiled once, scope-free.
-  const pure = spec.when ? pureConditions(spec.when, `${label}.when`) : [];
-  const when = spec.when && !pure ? compileConditions(spec.when, `${label}.when`) : undefined;
-  const precheck = spec.when ? allOf(literalPrechecks(spec.when)) : undefined;
-  const lets = Object.entries(spec.let ?? {}).map(([k, v]) => [k, wrapTemplate(String(v), `${label}.let.${k}`)] as const);
-  const sets = Object.entries(spec.set ?? {}).map(([k, v]) => [k, compileSetValue(v, `${label}.set.${k}`)] as const);
+  const frame = new Frame(parent, src);
+  const R = src.id('R');
+  const when = spec.when ? conditions(src, spec.when, `${label}.when`, frame, R) : '';
+  const pre = spec.when ? prechecks(spec.when) : undefined;
+  let lets = '';
+  for (const [k, v] of Object.entries(spec.let ?? {})) {
+    // the value is computed before the name is bound: a let reads the enclosing rules' value of its own name
+    const t = src.id('$l');
+    lets += `let ${t}; ${template(src, String(v), `${label}.let.${k}`, frame, t)}${frame.bind(k)} = ${t};\n`;
+  }
+  let sets = '';
+  for (const [k, v] of Object.entries(spec.set ?? {})) {
+    const value = setValue(src, v, `${label}.set.${k}`, frame, '$t');
+    const field = `result[${lit(k)}]`;
+    // the two commonest values in short: a constant (`rtype: ARTICLE`) and one variable (`'{doi}'`)
+    const constant = /^\$t = ("(?:[^"\\]|\\.)*");\n$/.exec(value);
+    const one = typeof v === 'string' ? onlyVariable(v, frame) : undefined;
+    if (constant) sets += `${field} = ${constant[1]};\n`;
+    else if (one) sets += `{ let $v = ${one.code}; ${first('$v', one)} if ($v !== undefined && $v !== '') ${field} = $v; }\n`;
+    else sets += `{ let $t; ${value}if ($t !== undefined) ${field} = $t; }\n`;
+  }
   const unset = spec.unset ?? [];
   if (!Array.isArray(unset)) throw new RuleError(`${label}.unset: must be a list of field names`);
   let hook: RuleHook | undefined;
@@ -439,98 +501,33 @@ function compileRule(spec: RuleSpec, where: string, hooks: HooksModule): Compile
     if (typeof hook !== 'function') throw new RuleError(`${label}.hook: the platform's hooks module has no hook ${JSON.stringify(spec.hook)}`);
   }
   if (spec.rules !== undefined && !Array.isArray(spec.rules)) throw new RuleError(`${label}.rules: must be a list`);
-  const children = spec.rules ? compileRuleList(spec.rules, `${label}.rules`, hooks) : undefined;
-  const ignore = spec.ignore === true;
-  const cont = spec.continue === true;
-  const setKeys = sets.map(([k]) => k);
-  const setValues = sets.map(([, v]) => v);
+  const children = spec.rules ? ruleList(src, spec.rules, `${label}.rules`, hooks, frame) : '';
 
-  /** What a rule does once its conditions hold. */
-  const apply = (scope: Scope, ctx: TransformContext): Outcome => {
-    if (ignore) return Outcome.Ignored;
-    for (const [k, t] of lets) scope.set(k, t(scope.read, ctx));
+  let apply: string;
+  if (spec.ignore === true) {
+    apply = 'return undefined;\n';
+  } else {
+    apply = lets;
     if (hook) {
-      const fields = hook({ view: scope.view, ec: scope.ec, vars: scope.read, result: scope.result, helpers, tables: ctx.tables });
-      if (fields === null) return Outcome.None;
-      setAll(scope, ctx);
-      if (fields) mergeHookFields(scope.result, fields);
+      const h = src.id('$h');
+      apply += `const ${h} = ${src.value(hook)}({ view, ec, vars: ${frame.resolver()}, result, helpers: HELPERS, tables: ctx.tables });\n`
+        + `if (${h} === null) break ${R};\n${sets}if (${h}) merge(result, ${h});\n`;
     } else {
-      setAll(scope, ctx);
+      apply += sets;
     }
-    for (const k of unset) delete scope.result[k];
-    if (children && children(scope, ctx) === Outcome.Ignored) return Outcome.Ignored;
-    return cont ? Outcome.None : Outcome.Matched;
-  };
-  const setAll = (scope: Scope, ctx: TransformContext): void => {
-    for (let i = 0; i < setKeys.length; i++) {
-      const v = setValues[i](scope, ctx);
-      if (v !== undefined) scope.result[setKeys[i]] = v;
-    }
-  };
-
-  // Most rules tried fail on their conditions: those reading only the view, the query and the
-  // event are tested before any scope is made, by a closure made for their number.
-  if (pure) {
-    if (pure.length === 0) {
-      return (parent, ctx) => apply(parent.child(), ctx);
-    }
-    if (pure.length === 1) {
-      const [{ test: t0, names: n0 }] = pure;
-      return (parent, ctx) => {
-        const view = parent.view;
-        if (precheck !== undefined && !precheck(view)) return Outcome.None;
-        const m0 = t0(view, parent.ec);
-        if (!m0) return Outcome.None;
-        const scope = parent.child();
-        capture(m0, n0, scope);
-        return apply(scope, ctx);
-      };
-    }
-    if (pure.length === 2) {
-      const [{ test: t0, names: n0 }, { test: t1, names: n1 }] = pure;
-      return (parent, ctx) => {
-        const view = parent.view;
-        if (precheck !== undefined && !precheck(view)) return Outcome.None;
-        const m0 = t0(view, parent.ec);
-        if (!m0) return Outcome.None;
-        const m1 = t1(view, parent.ec);
-        if (!m1) return Outcome.None;
-        const scope = parent.child();
-        capture(m0, n0, scope);
-        capture(m1, n1, scope);
-        return apply(scope, ctx);
-      };
-    }
-    return (parent, ctx) => {
-      const view = parent.view;
-      if (precheck !== undefined && !precheck(view)) return Outcome.None;
-      // the scope is made at the first capture (a later failure drops it with the rule)
-      let scope: Scope | undefined;
-      for (const { test, names } of pure) {
-        const m = test(view, parent.ec);
-        if (!m) return Outcome.None;
-        if (m !== true) captureGroups(m, names, (scope ??= parent.child()));
-      }
-      return apply(scope ?? parent.child(), ctx);
-    };
+    apply += unset.map((k) => `delete result[${lit(String(k))}];\n`).join('');
+    apply += children;
+    if (spec.continue !== true) apply += `break ${list};\n`;
   }
-  return (parent, ctx) => {
-    if (precheck !== undefined && !precheck(parent.view)) return Outcome.None;
-    const scope = parent.child();
-    if (when !== undefined && !when(scope)) return Outcome.None;
-    return apply(scope, ctx);
-  };
+  const body = `${pre ? `if (!(${pre})) break ${R};\n` : ''}${when}${apply}`;
+  return `${R}: {\n${frame.declarations()}${body}}\n`;
 }
 
-function compileRuleList(specs: RuleSpec[], where: string, hooks: HooksModule): CompiledRule {
-  const rules = specs.map((r, i) => compileRule(r, `${where}[${i}]`, hooks));
-  return (scope, ctx) => {
-    for (const rule of rules) {
-      const outcome = rule(scope, ctx);
-      if (outcome !== Outcome.None) return outcome;
-    }
-    return Outcome.None;
-  };
+/** A list of rules: the first that matches ends it. */
+function ruleList(src: Source, specs: RuleSpec[], where: string, hooks: HooksModule, parent: Frame | undefined): string {
+  const L = src.id('L');
+  const rules = specs.map((r, i) => rule(src, r, `${where}[${i}]`, hooks, parent, L)).join('');
+  return `${L}: {\n${rules}}\n`;
 }
 
 /** Rules of a rules file, nested ones included. */
@@ -549,8 +546,9 @@ export interface CompiledRules {
 
 /**
  * Compiles a platform's rules file (already parsed from YAML/JSON) into a matcher.
- * Throws RuleError with the path of the faulty rule; a rule error found while matching
- * (a missing lookup table, say) makes that event unrecognised rather than failing the job.
+ * Throws RuleError with the path of the faulty rule. An error while matching (a rule error such
+ * as a missing lookup table, a hook that throws) makes that event unrecognised rather than
+ * failing the job, as a platform that throws recognises nothing in the reference.
  */
 export function compileRules(file: RulesFileSpec | undefined, hooks: HooksModule, extraTables: Tables = {}): CompiledRules {
   const tables: Tables = { ...extraTables, ...(file?.tables ?? {}) };
@@ -562,10 +560,14 @@ export function compileRules(file: RulesFileSpec | undefined, hooks: HooksModule
       ruleCount: 1, // the parse hook is the platform's one rule
       match: (ec, view) => {
         const result: Fields = {};
-        const scope = view ? new Scope(view, ec, result) : undefined;
-        const fields = parse({
-          view, ec, vars: scope ? scope.read : () => undefined, result, helpers, tables,
-        });
+        let fields;
+        try {
+          fields = parse({
+            view, ec, vars: view ? (name) => baseValue(view, ec, result, name) : () => undefined, result, helpers, tables,
+          });
+        } catch {
+          return undefined;
+        }
         if (!fields) return undefined;
         mergeHookFields(result, fields);
         return Object.keys(result).length ? result : undefined;
@@ -577,16 +579,28 @@ export function compileRules(file: RulesFileSpec | undefined, hooks: HooksModule
     if (!['format', 'tables', 'rules'].includes(k)) throw new RuleError(`unknown top-level key ${JSON.stringify(k)}`);
   }
   if (file.format !== undefined && file.format !== 1) throw new RuleError(`unsupported rule format ${file.format}`);
-  const list = compileRuleList(file.rules, 'rules', hooks);
-  return {
-    ruleCount: countRules(file.rules),
-    match: (ec, view) => {
-      if (!view) return undefined;
-      const result: Fields = {};
-      const outcome = list(new Scope(view, ec, result), ctx);
-      if (outcome === Outcome.Ignored) return undefined;
-      for (const _ in result) return result;
-      return undefined;
-    },
-  };
+  return { ruleCount: countRules(file.rules), match: generateMatcher(file.rules, hooks, ctx) };
+}
+
+/** What the generated functions call (by these names). */
+const RUNTIME = { NS: NOT_SET, qi: queryIgnoringCase, ev: eventValue, base: baseValue, merge: mergeHookFields, HELPERS: helpers, NO_RESOLVER };
+
+function generateMatcher(rules: RuleSpec[], hooks: HooksModule, ctx: TransformContext): PlatformMatcher {
+  const src = new Source();
+  const list = ruleList(src, rules, 'rules', hooks, undefined);
+  const body = `'use strict';
+const { ${Object.keys(RUNTIME).join(', ')} } = rt;
+${src.values.map((_, i) => `const k${i} = values[${i}];`).join('\n')}
+return function match(ec, view) {
+if (!view) return undefined;
+const result = {};
+try {
+${list}} catch {
+return undefined;
+}
+for (const $ in result) return result;
+return undefined;
+};`;
+  // eslint-disable-next-line @typescript-eslint/no-implied-eval -- the source is made above, see the top of this file
+  return new Function('rt', 'values', 'ctx', body)(RUNTIME, src.values, ctx) as PlatformMatcher;
 }

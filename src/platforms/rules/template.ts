@@ -6,14 +6,16 @@ export type Resolver = (name: string) => TemplateValue;
 /** A compiled template: undefined when any placeholder it uses is undefined or empty. */
 export type CompiledTemplate = (resolve: Resolver, ctx: TransformContext) => string | undefined;
 
-interface Placeholder {
+export interface Placeholder {
   readonly variable: string;
   readonly transforms: readonly Transform[];
+  /** each transform's name (lower-cased) and arguments, in the order of `transforms` */
+  readonly ops: ReadonlyArray<{ readonly name: string; readonly args: readonly string[] }>;
   /** `{x?}`: an undefined or empty value gives '' instead of making the template undefined */
   readonly optional: boolean;
 }
 
-type Part = string | Placeholder;
+export type Part = string | Placeholder;
 
 const NAME_CHAR = /[A-Za-z0-9_.\-$[\]]/;
 
@@ -45,6 +47,7 @@ export function parseTemplate(text: string): Part[] {
     const optional = text[i] === '?';
     if (optional) i++;
     const transforms: Transform[] = [];
+    const ops: Array<{ name: string; args: string[] }> = [];
     while (text[i] === '|') {
       i++;
       let name = '';
@@ -68,10 +71,11 @@ export function parseTemplate(text: string): Part[] {
         args.push(arg);
       }
       transforms.push(makeTransform(name.toLowerCase(), args));
+      ops.push({ name: name.toLowerCase(), args });
     }
     if (text[i] !== '}') fail('expected } or |');
     i++;
-    parts.push({ variable, transforms, optional });
+    parts.push({ variable, transforms, ops, optional });
   }
   if (literal) parts.push(literal);
   return parts;

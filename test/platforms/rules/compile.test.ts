@@ -218,3 +218,53 @@ t.test('a rule of three or more scope-free conditions matches only when all hold
   t.equal(m('http://e.org/e/5?v=pdf', { status: '404' }), undefined);
   t.equal(m('http://x.org/e/5?v=pdf', { status: '200' }), undefined);
 });
+
+t.test('variables: a rule reads its own first, then its parents\'; what a rule that failed captured is gone', async (t) => {
+  const m = matcher({
+    rules: [{
+      when: { path: '^/(?<a>[a-z]+)/(?<b>[a-z]+)(?:/(?<c>[0-9]+))?$' },
+      let: { a: '{a|upper}', d: '{a}-{b}' },
+      set: { outer: '{a}' },
+      rules: [
+        // captures c, then fails on its second condition: c stays unset for the next rule
+        { when: { path: '/(?<c>[a-z]+)$', query: { never: true } }, set: { wrong: '{c}' } },
+        // an optional group that took no part leaves the parent's value visible
+        { when: { path: '^/[a-z]+(?:/(?<b>[0-9]+))?' }, set: { b: '{b}', c: '{c?}', d: '{d}' }, continue: true },
+        // the first branch that holds gives its captures; the others' are dropped
+        { when: { any: [{ query: { x: '^(?<e>[0-9]+)$', y: true } }, { query: { x: '^(?<e>.+)$' } }], not: { query: { z: '^(?<b>.+)$' } } }, set: { e: '{e}', nb: '{b}' } },
+      ],
+    }],
+  });
+  t.same(m('http://x.org/ab/cd'), { outer: 'AB', b: 'cd', d: 'AB-cd' }, 'the let sees the capture of its own name, then replaces it');
+  t.same(m('http://x.org/ab/cd/7?x=12'), { outer: 'AB', b: 'cd', c: '7', d: 'AB-cd', e: '12', nb: 'cd' });
+  t.same(m('http://x.org/ab/cd?x=12&y=1'), { outer: 'AB', b: 'cd', d: 'AB-cd', e: '12', nb: 'cd' });
+  t.same(m('http://x.org/ab/cd?x=12&z=q'), { outer: 'AB', b: 'cd', d: 'AB-cd' }, 'not: its own capture of b is dropped with it');
+});
+
+t.test('the texts of a rules file reach the generated code as data, never as code', async (t) => {
+  const odd = 'a"b\'c`d${e}\\f\ng\u2028h*/i</script>';
+  const g = globalThis as { pwned?: number };
+  const m = matcher({
+    rules: [{
+      name: odd,
+      when: { path: '^/(?<x>[^/]+)/q', query: { [odd]: true, 'x"); globalThis.pwned = 1; ("': false } },
+      let: { [odd]: `{x}"); globalThis.pwned = 2; ("` },
+      set: {
+        [odd]: `{${odd.replace(/[^a-z]/g, '')}?}${odd.replace(/[{}]/g, '')}`,
+        'k"]; globalThis.pwned = 3; //': { from: '{x}', map: { [odd]: 'odd', 'v%22': 'quote"' }, default: '{x}' },
+        lit: '"); globalThis.pwned = 4; ("',
+      },
+      unset: ['u"]; globalThis.pwned = 5; //'],
+    }],
+  });
+  // the view's path escapes the quote again (%22): the legacy parser's view
+  const url = `http://x.org/v%22/q?${encodeURIComponent(odd)}=1`;
+  t.same(m(url), {
+    [odd]: odd.replace(/[{}]/g, ''),
+    'k"]; globalThis.pwned = 3; //': 'quote"',
+    lit: '"); globalThis.pwned = 4; ("',
+  });
+  t.equal(g.pwned, undefined, 'nothing of the file ran');
+  t.throws(() => compileRules({ rules: [{ when: { path: '^/(?<x>a)' }, set: { a: '{x|nope"); globalThis.pwned = 6; ("}' } }] }, {}), RuleError);
+  t.equal(g.pwned, undefined);
+});

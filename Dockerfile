@@ -15,4 +15,4 @@ ENV MALLOC_ARENA_MAX=2
 EXPOSE 59599
 # The service exits with code 75 after updating itself: the restart policy starts it again.
 # The V8 heap settings of the start script of package.json (README, "Memory and speed").
-CMD ["node", "--max-semi-space-size=2", "--max-old-space-size=1024", "dist/src/server.js"]
+CMD ["node", "--no-sparkplug", "--max-semi-space-size=2", "--max-old-space-size=1024", "dist/src/server.js"]

@@ -3,7 +3,7 @@
  * a job, from the kernel's map of the process (/proc/PID/smaps), so that work on the peak starts
  * from where the megabytes are rather than from guesses.
  *
- *   npm run bench:memory -- [--lines 1m] [--every-ms 250] [--no-build]
+ *   npm run bench:memory -- [--lines 1m] [--jobs 1] [--concurrent 1] [--every-ms 250] [--no-build]
  *
  * The service is started as `npm run bench` starts it (production build, the start script's flags
  * and environment), warmed up with 10k lines, mapped at rest, then mapped every `--every-ms` while
@@ -21,6 +21,10 @@ import { benchLog, FORMAT, label, log, parseSize, requireShared } from './common
 const { values: args } = parseArgs({
   options: {
     lines: { type: 'string', default: '1m' },
+    /** jobs one after the other: what a service keeps from one job to the next shows in the later ones' peaks */
+    jobs: { type: 'string', default: '1' },
+    /** each of those jobs as this many jobs at once */
+    concurrent: { type: 'string', default: '1' },
     'every-ms': { type: 'string', default: '250' },
     'no-build': { type: 'boolean', default: false },
   },
@@ -102,11 +106,17 @@ try {
       // the service is gone: the job's own check says why
     }
   }, everyMs);
-  const job = await postLog(service.url, file, HEADERS);
+  const jobs = Number(args.jobs);
+  const peaks: number[] = [];
+  for (let i = 0; i < jobs; i++) {
+    if (i > 0) sampler.start();
+    const results = await Promise.all(Array.from({ length: Number(args.concurrent) }, () => postLog(service.url, file, HEADERS)));
+    for (const job of results) checkJob(job, `${label(lines)} lines`);
+    peaks.push(sampler.stop().peak);
+  }
   clearInterval(timer);
-  checkJob(job, `${label(lines)} lines`);
-  const { peak } = sampler.stop();
-  log(`resident memory of the service (MB): at rest after 10k lines, and the largest of the maps taken every ${everyMs} ms during a ${label(lines)}-line job`);
+  const peak = Math.max(...peaks);
+  log(`resident memory of the service (MB): at rest after 10k lines, and the largest of the maps taken every ${everyMs} ms during ${jobs > 1 ? `${jobs} jobs of ${label(lines)} lines, one after the other` : `a ${label(lines)}-line job`}${Number(args.concurrent) > 1 ? `, each ${args.concurrent} jobs at once` : ''}`);
   log(`${'at rest'.padStart(8)} ${'in job'.padStart(8)} ${'added'.padStart(8)}  kind`);
   const kinds = [...new Set([...atPeak.keys(), ...atRest.keys()])].sort((a, b) => (atPeak.get(b) ?? 0) - (atPeak.get(a) ?? 0));
   for (const kind of kinds) {
@@ -115,7 +125,7 @@ try {
     log(`${mb(rest).padStart(8)} ${mb(busy).padStart(8)} ${(busy >= rest ? '+' : '') + mb(busy - rest)}`.padEnd(27) + `  ${kind}`);
   }
   log(`${mb(sum(atRest)).padStart(8)} ${mb(sum(atPeak)).padStart(8)} ${'+' + mb(sum(atPeak) - sum(atRest))}`.padEnd(27) + '  total');
-  log(`peak RSS of the job (VmRSS every 20 ms and VmHWM): ${mb(peak)} MB`);
+  log(`peak RSS of the job (VmRSS every 20 ms and VmHWM): ${jobs > 1 ? `${peaks.map(mb).join(', ')} MB, job by job` : `${mb(peak)} MB`}`);
 } finally {
   await service.stop();
   rmSync(varDir, { recursive: true, force: true });

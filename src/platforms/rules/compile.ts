@@ -1,6 +1,6 @@
 import { parse as parseQueryString } from 'node:querystring';
 import { urlView, safeDecode, type UrlView } from '../url-view.js';
-import { parseTemplate, type Part } from './template.js';
+import { parseTemplate, type CompiledTemplate, type Part } from './template.js';
 import { requiredLiteral } from './literal.js';
 import { makeTransform, RuleError, type TemplateValue, type Tables, type TransformContext } from './transforms.js';
 import type {
@@ -172,7 +172,12 @@ const NOT_SET: unique symbol = Symbol('not set');
  */
 class Frame {
   readonly names = new Map<string, string>();
-  constructor(readonly parent: Frame | undefined, private readonly source: Source) {}
+  /** how a name no rule set is read (a rule's; for a template alone, its resolver) */
+  private readonly base: (name: string) => Read;
+
+  constructor(readonly parent: Frame | undefined, private readonly source: Source, base?: (name: string) => Read) {
+    this.base = base ?? parent?.base ?? baseRead;
+  }
 
   /** the local variable holding `name` in this rule, declared at its first use */
   bind(name: string): string {
@@ -191,7 +196,7 @@ class Frame {
 
   /** Reading `name` as a rule of this frame reads it. */
   read(name: string): Read {
-    const base = baseRead(name);
+    const base = this.base(name);
     let code = base.code;
     const ids: string[] = [];
     for (let f: Frame | undefined = this; f; f = f.parent) {
@@ -263,7 +268,7 @@ class Source {
 }
 
 /** `v` takes the first value of a repeated parameter (nothing to do for other values). */
-const first = (v: string, read: Read) => (read.type === 'list' ? `if (Array.isArray(${v})) ${v} = ${v}[0];` : '');
+const first = (v: string, type: Read['type']) => (type === 'list' ? `if (Array.isArray(${v})) ${v} = ${v}[0];` : '');
 
 /**
  * The code of one value test (`true`: present and not empty, `false`: absent or empty, a
@@ -277,16 +282,16 @@ function valueTest(src: Source, spec: ValueTest, where: string, read: Read, fram
   const defined = always ? '' : `if ($x === undefined) break ${fail}; `;
   if (isComparison(spec)) {
     const cmp = src.value(compileComparison(spec, where));
-    return `{ let $x = ${read.code}; ${first('$x', read)}${defined}if (!${cmp}($x)) break ${fail}; }\n`;
+    return `{ let $x = ${read.code}; ${first('$x', read.type)}${defined}if (!${cmp}($x)) break ${fail}; }\n`;
   }
   const re = compilePattern(spec, where);
   const names = groupNames(re);
   const r = src.value(re);
   if (names.length === 0) {
-    return always ? `if (!${r}.test(${read.code})) break ${fail};\n` : `{ let $x = ${read.code}; ${first('$x', read)}${defined}if (!${r}.test($x)) break ${fail}; }\n`;
+    return always ? `if (!${r}.test(${read.code})) break ${fail};\n` : `{ let $x = ${read.code}; ${first('$x', read.type)}${defined}if (!${r}.test($x)) break ${fail}; }\n`;
   }
   const captures = names.map((name) => `$y = $g[${lit(name)}]; if ($y !== undefined) ${frame.bind(name)} = $y;`).join(' ');
-  return `{ let $x = ${read.code}; ${first('$x', read)}${defined}const $m = ${r}.exec($x); if ($m === null) break ${fail}; const $g = $m.groups; if ($g !== undefined) { let $y; ${captures} } }\n`;
+  return `{ let $x = ${read.code}; ${first('$x', read.type)}${defined}const $m = ${r}.exec($x); if ($m === null) break ${fail}; const $g = $m.groups; if ($g !== undefined) { let $y; ${captures} } }\n`;
 }
 
 /** The tests of a condition on the URL, the query or the event (url … field). */
@@ -386,24 +391,17 @@ function placeholder(src: Source, p: Exclude<Part, string>, frame: Frame): strin
   let code = `let $v = ${read.code};`;
   // after a transform, the value may be anything a transform gives
   let type: Read['type'] = read.type;
-  p.ops.forEach((op, i) => {
-    if (op.name === 'or') {
-      const other = frame.read(op.args[0]);
-      code += ` { let $o = $v; ${first('$o', { code: '', type })} if ($o === undefined || $o === '') $v = ${other.code}; }`;
+  for (const t of p.transforms) {
+    if (t.name === 'or') {
+      const other = frame.read(t.args[0]);
+      code += ` { let $o = $v; ${first('$o', type)} if ($o === undefined || $o === '') $v = ${other.code}; }`;
       if (other.type === 'list') type = 'list';
     } else {
-      code += ` $v = ${src.value(p.transforms[i])}($v, ctx, NO_RESOLVER);`;
+      code += ` $v = ${src.value(t.apply)}($v, ctx, NO_RESOLVER);`;
       type = 'list';
     }
-  });
-  return `${code} ${first('$v', { code: '', type })}`;
-}
-
-/** How a template made of one placeholder without transforms (`'{doi}'`) reads its variable. */
-function onlyVariable(text: string, frame: Frame): Read | undefined {
-  const parts = parseTemplate(text);
-  const only = parts.length === 1 ? parts[0] : undefined;
-  return typeof only === 'object' && only.ops.length === 0 ? frame.read(only.variable) : undefined;
+  }
+  return `${code} ${first('$v', type)}`;
 }
 
 /**
@@ -411,7 +409,10 @@ function onlyVariable(text: string, frame: Frame): Read | undefined {
  * empty; a template of one placeholder gives undefined when it is, `?` or not.
  */
 function template(src: Source, text: string, where: string, frame: Frame, target: string): string {
-  const parts = parsedTemplate(text, where);
+  return templateCode(src, parsedTemplate(text, where), frame, target);
+}
+
+function templateCode(src: Source, parts: readonly Part[], frame: Frame, target: string): string {
   if (parts.length === 0) return `${target} = undefined;\n`;
   if (parts.length === 1) {
     const only = parts[0];
@@ -429,6 +430,23 @@ function template(src: Source, text: string, where: string, frame: Frame, target
     code += `{ ${placeholder(src, p, frame)} if ($v === undefined || $v === '') ${missing || '{}'} else $s += $v; }\n`;
   }
   return `${code}${target} = $s; }\n`;
+}
+
+/**
+ * The code setting `field` to a `set` value when it has one; the two commonest values in short,
+ * a constant (`rtype: ARTICLE`) and one variable (`'{doi}'`).
+ */
+function setField(src: Source, value: SetValue, where: string, frame: Frame, field: string): string {
+  if (typeof value === 'number' || typeof value === 'boolean') return `${field} = ${lit(String(value))};\n`;
+  const parts = typeof value === 'string' ? parsedTemplate(value, where) : undefined;
+  const only = parts?.length === 1 ? parts[0] : undefined;
+  if (typeof only === 'string') return `${field} = ${lit(only)};\n`;
+  if (only !== undefined && only.transforms.length === 0) {
+    const read = frame.read(only.variable);
+    return `{ let $v = ${read.code}; ${first('$v', read.type)} if ($v !== undefined && $v !== '') ${field} = $v; }\n`;
+  }
+  const code = parts ? templateCode(src, parts, frame, '$t') : setValue(src, value, where, frame, '$t');
+  return `{ let $t; ${code}if ($t !== undefined) ${field} = $t; }\n`;
 }
 
 /** A `set` value into `target`: a constant, a template or a value map. */
@@ -483,16 +501,7 @@ function rule(src: Source, spec: RuleSpec, where: string, hooks: HooksModule, pa
     lets += `let ${t}; ${template(src, String(v), `${label}.let.${k}`, frame, t)}${frame.bind(k)} = ${t};\n`;
   }
   let sets = '';
-  for (const [k, v] of Object.entries(spec.set ?? {})) {
-    const value = setValue(src, v, `${label}.set.${k}`, frame, '$t');
-    const field = `result[${lit(k)}]`;
-    // the two commonest values in short: a constant (`rtype: ARTICLE`) and one variable (`'{doi}'`)
-    const constant = /^\$t = ("(?:[^"\\]|\\.)*");\n$/.exec(value);
-    const one = typeof v === 'string' ? onlyVariable(v, frame) : undefined;
-    if (constant) sets += `${field} = ${constant[1]};\n`;
-    else if (one) sets += `{ let $v = ${one.code}; ${first('$v', one)} if ($v !== undefined && $v !== '') ${field} = $v; }\n`;
-    else sets += `{ let $t; ${value}if ($t !== undefined) ${field} = $t; }\n`;
-  }
+  for (const [k, v] of Object.entries(spec.set ?? {})) sets += setField(src, v, `${label}.set.${k}`, frame, `result[${lit(k)}]`);
   const unset = spec.unset ?? [];
   if (!Array.isArray(unset)) throw new RuleError(`${label}.unset: must be a list of field names`);
   let hook: RuleHook | undefined;
@@ -585,13 +594,28 @@ export function compileRules(file: RulesFileSpec | undefined, hooks: HooksModule
 /** What the generated functions call (by these names). */
 const RUNTIME = { NS: NOT_SET, qi: queryIgnoringCase, ev: eventValue, base: baseValue, merge: mergeHookFields, HELPERS: helpers, NO_RESOLVER };
 
-function generateMatcher(rules: RuleSpec[], hooks: HooksModule, ctx: TransformContext): PlatformMatcher {
-  const src = new Source();
-  const list = ruleList(src, rules, 'rules', hooks, undefined);
+/** Makes the function `code` returns, with the runtime and the values of `src` in its scope. */
+function build(src: Source, code: string, ctx?: TransformContext): unknown {
   const body = `'use strict';
 const { ${Object.keys(RUNTIME).join(', ')} } = rt;
 ${src.values.map((_, i) => `const k${i} = values[${i}];`).join('\n')}
-return function match(ec, view) {
+${code}`;
+  // eslint-disable-next-line @typescript-eslint/no-implied-eval -- the source is made here, see the top of this file
+  return new Function('rt', 'values', 'ctx', body)(RUNTIME, src.values, ctx);
+}
+
+/** A template alone, its variables read from a resolver (as a rule's templates are written). */
+export function compileTemplate(text: string): CompiledTemplate {
+  const src = new Source();
+  const frame = new Frame(undefined, src, (name) => ({ code: `resolve(${lit(name)})`, type: 'list' }));
+  const code = template(src, text, 'template', frame, '$out');
+  return build(src, `return (resolve, ctx) => {\nlet $out;\n${code}return $out;\n};`) as CompiledTemplate;
+}
+
+function generateMatcher(rules: RuleSpec[], hooks: HooksModule, ctx: TransformContext): PlatformMatcher {
+  const src = new Source();
+  const list = ruleList(src, rules, 'rules', hooks, undefined);
+  return build(src, `return function match(ec, view) {
 if (!view) return undefined;
 const result = {};
 try {
@@ -600,7 +624,5 @@ return undefined;
 }
 for (const $ in result) return result;
 return undefined;
-};`;
-  // eslint-disable-next-line @typescript-eslint/no-implied-eval -- the source is made above, see the top of this file
-  return new Function('rt', 'values', 'ctx', body)(RUNTIME, src.values, ctx) as PlatformMatcher;
+};`, ctx) as PlatformMatcher;
 }

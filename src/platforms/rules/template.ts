@@ -6,11 +6,16 @@ export type Resolver = (name: string) => TemplateValue;
 /** A compiled template: undefined when any placeholder it uses is undefined or empty. */
 export type CompiledTemplate = (resolve: Resolver, ctx: TransformContext) => string | undefined;
 
+/** A transform of a placeholder: its name (lower-cased), its arguments, and the function. */
+export interface TemplateTransform {
+  readonly name: string;
+  readonly args: readonly string[];
+  readonly apply: Transform;
+}
+
 export interface Placeholder {
   readonly variable: string;
-  readonly transforms: readonly Transform[];
-  /** each transform's name (lower-cased) and arguments, in the order of `transforms` */
-  readonly ops: ReadonlyArray<{ readonly name: string; readonly args: readonly string[] }>;
+  readonly transforms: readonly TemplateTransform[];
   /** `{x?}`: an undefined or empty value gives '' instead of making the template undefined */
   readonly optional: boolean;
 }
@@ -46,8 +51,7 @@ export function parseTemplate(text: string): Part[] {
     if (!variable) fail('expected a variable name');
     const optional = text[i] === '?';
     if (optional) i++;
-    const transforms: Transform[] = [];
-    const ops: Array<{ name: string; args: string[] }> = [];
+    const transforms: TemplateTransform[] = [];
     while (text[i] === '|') {
       i++;
       let name = '';
@@ -70,12 +74,12 @@ export function parseTemplate(text: string): Part[] {
         }
         args.push(arg);
       }
-      transforms.push(makeTransform(name.toLowerCase(), args));
-      ops.push({ name: name.toLowerCase(), args });
+      const lower = name.toLowerCase();
+      transforms.push({ name: lower, args, apply: makeTransform(lower, args) });
     }
     if (text[i] !== '}') fail('expected } or |');
     i++;
-    parts.push({ variable, transforms, ops, optional });
+    parts.push({ variable, transforms, optional });
   }
   if (literal) parts.push(literal);
   return parts;
@@ -84,43 +88,4 @@ export function parseTemplate(text: string): Part[] {
 /** Names of the variables a template reads (to check them against what a rule captures). */
 export function templateVariables(text: string): string[] {
   return parseTemplate(text).flatMap((p) => (typeof p === 'string' ? [] : [p.variable]));
-}
-
-function evalPlaceholder(p: Placeholder, resolve: Resolver, ctx: TransformContext): string | undefined {
-  let value: TemplateValue = resolve(p.variable);
-  for (const t of p.transforms) value = t(value, ctx, resolve);
-  if (Array.isArray(value)) value = value[0];
-  return value === undefined || value === '' ? undefined : value;
-}
-
-export function compileTemplate(text: string): CompiledTemplate {
-  const parts = parseTemplate(text);
-  if (parts.length === 0) return () => undefined;
-  if (parts.length === 1) {
-    const only = parts[0];
-    if (typeof only === 'string') return () => only;
-    if (only.transforms.length === 0) {
-      // `{doi}`: the most common template, read without the transform loop
-      const variable = only.variable;
-      return (resolve) => {
-        let value = resolve(variable);
-        if (Array.isArray(value)) value = value[0];
-        return value === undefined || value === '' ? undefined : value;
-      };
-    }
-    return (resolve, ctx) => evalPlaceholder(only, resolve, ctx);
-  }
-  return (resolve, ctx) => {
-    let out = '';
-    for (const p of parts) {
-      if (typeof p === 'string') { out += p; continue; }
-      const v = evalPlaceholder(p, resolve, ctx);
-      if (v === undefined) {
-        if (p.optional) continue;
-        return undefined;
-      }
-      out += v;
-    }
-    return out;
-  };
 }

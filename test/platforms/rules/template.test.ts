@@ -1,5 +1,6 @@
 import t from 'tap';
-import { compileTemplate, parseTemplate, templateVariables } from '../../../src/platforms/rules/template.js';
+import { parseTemplate, templateVariables } from '../../../src/platforms/rules/template.js';
+import { compileTemplate } from '../../../src/platforms/rules/compile.js';
 import { RuleError } from '../../../src/platforms/rules/transforms.js';
 
 const vars: Record<string, string | string[] | undefined> = {

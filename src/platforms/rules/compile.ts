@@ -18,16 +18,23 @@ import type {
  * written with JSON.stringify, and regexes, tables, comparisons and hooks are passed in as values.
  */
 
+/**
+ * The parts of the URL view a rule may name (as a condition or a variable): the view's property
+ * holding each, and whether a variable reads it as it is (always a string) or undefined when empty.
+ */
+const VIEW_PARTS: ReadonlyMap<string, { readonly prop: 'url' | 'pathname' | 'hostname' | 'search' | 'hash' | 'protocol'; readonly always: boolean }> = new Map([
+  ['url', { prop: 'url', always: true }],
+  ['path', { prop: 'pathname', always: true }],
+  ['host', { prop: 'hostname', always: true }],
+  ['search', { prop: 'search', always: false }],
+  ['hash', { prop: 'hash', always: false }],
+  ['protocol', { prop: 'protocol', always: false }],
+] as const);
+
 /** A variable that no rule set: a part of the URL, `query.x`, `queryi.x`, `ec.x` or `result.x`. */
 export function baseValue(view: UrlView, ec: EventFields, result: Fields, name: string): TemplateValue {
-  switch (name) {
-    case 'url': return view.url;
-    case 'path': return view.pathname;
-    case 'host': return view.hostname;
-    case 'search': return view.search || undefined;
-    case 'hash': return view.hash || undefined;
-    case 'protocol': return view.protocol || undefined;
-  }
+  const part = VIEW_PARTS.get(name);
+  if (part) return part.always ? view[part.prop] : view[part.prop] || undefined;
   const dotted = dottedName(name);
   if (dotted !== undefined) {
     const key = dotted.key;
@@ -128,11 +135,6 @@ function compileComparison(spec: ComparisonSpec, where: string): (value: string)
   };
 }
 
-/** The parts of the URL view a condition may name, and the view's property holding each. */
-const VIEW_KEYS: Readonly<Record<string, string>> = {
-  url: 'url', path: 'pathname', host: 'hostname', search: 'search', hash: 'hash', protocol: 'protocol',
-};
-
 const RULE_KEYS = new Set(['name', 'when', 'let', 'set', 'unset', 'hook', 'rules', 'continue', 'ignore']);
 
 const NO_TABLES: TransformContext = { tables: {} };
@@ -232,14 +234,8 @@ interface Read {
 
 /** Reading a variable no rule set (baseValue, written out for a name known in advance). */
 function baseRead(name: string): Read {
-  switch (name) {
-    case 'url': return { code: 'view.url', type: 'string' };
-    case 'path': return { code: 'view.pathname', type: 'string' };
-    case 'host': return { code: 'view.hostname', type: 'string' };
-    case 'search': return { code: '(view.search || undefined)', type: 'text' };
-    case 'hash': return { code: '(view.hash || undefined)', type: 'text' };
-    case 'protocol': return { code: '(view.protocol || undefined)', type: 'text' };
-  }
+  const part = VIEW_PARTS.get(name);
+  if (part) return part.always ? { code: `view.${part.prop}`, type: 'string' } : { code: `(view.${part.prop} || undefined)`, type: 'text' };
   const dotted = dottedName(name);
   if (dotted !== undefined) {
     switch (dotted.ns) {
@@ -296,10 +292,11 @@ function valueTest(src: Source, spec: ValueTest, where: string, read: Read, fram
 
 /** The tests of a condition on the URL, the query or the event (url … field). */
 function pureTests(src: Source, key: string, value: unknown, at: string, frame: Frame, fail: string): string {
-  if (key in VIEW_KEYS) {
+  const part = VIEW_PARTS.get(key);
+  if (part) {
     // a part of the URL takes a pattern or a boolean (`search: true`: there and not empty)
     if (typeof value !== 'boolean' && isComparison(value)) compilePattern(value as PatternSpec, at);
-    return valueTest(src, value as ValueTest, at, { code: `view.${VIEW_KEYS[key]}`, type: 'string' }, frame, fail);
+    return valueTest(src, value as ValueTest, at, { code: `view.${part.prop}`, type: 'string' }, frame, fail);
   }
   if (typeof value !== 'object' || value === null) throw new RuleError(`${at}: must be a mapping`);
   let code = '';
@@ -312,7 +309,7 @@ function pureTests(src: Source, key: string, value: unknown, at: string, frame: 
   return code;
 }
 
-const PURE_KEYS = new Set(['url', 'path', 'host', 'search', 'hash', 'protocol', 'query', 'queryi', 'field']);
+const PURE_KEYS = new Set([...VIEW_PARTS.keys(), 'query', 'queryi', 'field']);
 
 /** The code of a rule's conditions, in their order; captures go to `frame`. */
 function conditions(src: Source, spec: ConditionsSpec, where: string, frame: Frame, fail: string): string {
@@ -365,12 +362,13 @@ function conditions(src: Source, spec: ConditionsSpec, where: string, frame: Fra
 function prechecks(spec: ConditionsSpec): string | undefined {
   const checks: string[] = [];
   for (const [key, value] of Object.entries(spec)) {
-    if (!(key in VIEW_KEYS) || typeof value === 'boolean') continue;
+    const part = VIEW_PARTS.get(key);
+    if (!part || typeof value === 'boolean') continue;
     const source = typeof value === 'string' ? value : value?.re;
     const flags = typeof value === 'string' ? '' : value?.flags ?? '';
     const literal = typeof source === 'string' ? requiredLiteral(source, flags) : undefined;
     if (!literal) continue;
-    checks.push(`view.${VIEW_KEYS[key]}.${literal.anchored ? 'startsWith' : 'includes'}(${lit(literal.text)})`);
+    checks.push(`view.${part.prop}.${literal.anchored ? 'startsWith' : 'includes'}(${lit(literal.text)})`);
   }
   return checks.length ? checks.join(' && ') : undefined;
 }

@@ -20,6 +20,7 @@ import { onCampusStage } from './stages/on-campus.js';
 import { externalStage } from './stages/external.js';
 import type { EventFlags, EventStage, RejectCategory } from './stages/types.js';
 import type { AccessEvent } from './event.js';
+import { eventShapeFor } from './event-shape.js';
 import type { BatchResult, JobSpec } from './job-spec.js';
 import { EventPacker } from './packed-events.js';
 import { isBuiltinMiddleware } from './middlewares.js';
@@ -38,8 +39,10 @@ export interface SharedResources {
 /** A job compiled for one worker. */
 export interface JobContext {
   readonly spec: JobSpec;
-  /** a line's fields, or undefined when it does not match the job's format */
-  readonly parse: (line: string) => Record<string, string> | undefined;
+  /** a line's fields (into `into` when given), or undefined when it does not match the job's format */
+  readonly parse: (line: string, into?: Record<string, string>) => Record<string, string> | undefined;
+  /** makes an event with its usual fields in place (event-shape.ts); undefined: events stay plain */
+  readonly newEvent: (() => AccessEvent) | undefined;
   readonly timer: (fields: Record<string, string | undefined>) => EventTime | undefined;
   readonly stages: readonly EventStage[];
   readonly serializer: EventSerializer;
@@ -164,31 +167,35 @@ export function buildChain(spec: JobSpec, shared: SharedResources, formatFields:
 }
 
 /** How a job's lines are read: its log format, or the rows of a CSV file of events. */
-function lineReader(spec: JobSpec): Pick<JobContext, 'parse' | 'timer'> & { readonly fieldNames: readonly string[] } {
+function lineReader(spec: JobSpec): Pick<JobContext, 'parse' | 'timer'> & { readonly fieldNames: readonly string[]; readonly csvRows: boolean } {
   const f = spec.format;
   if (f.family === CSV_FAMILY) {
     // an ISO 8601 datetime column, unless a timestamp or epoch column (reference 2.7)
-    return { parse: csvRowFields, fieldNames: f.columns, timer: makeIsoEventTimer(spec.defaultZone) };
+    return { parse: csvRowFields, fieldNames: f.columns, timer: makeIsoEventTimer(spec.defaultZone), csvRows: true };
   }
   const format = compileFormat(f.family, f.literal);
   return {
-    parse: (line) => parseLine(format, line),
+    parse: (line, into) => parseLine(format, line, into),
     fieldNames: format.fieldNames,
     timer: makeEventTimer(spec.dateFormat, spec.defaultZone),
+    csvRows: false,
   };
 }
 
 export function createJobContext(spec: JobSpec, shared: SharedResources): JobContext {
-  const { parse, timer, fieldNames } = lineReader(spec);
+  const { parse, timer, fieldNames, csvRows } = lineReader(spec);
+  const builtinOnly = spec.middlewares.every(isBuiltinMiddleware);
   return {
     spec,
     parse,
+    // a CSV of events has columns of its own, in rows that may each name others: left plain
+    newEvent: csvRows ? undefined : eventShapeFor({ output: spec.output.kind, builtinOnly, formatFields: fieldNames, provenance: Object.keys(spec.provenance) }),
     timer,
     stages: buildChain(spec, shared, fieldNames),
     serializer: createSerializer(spec.output.kind, spec.output.columns),
     eachLine: lineSplitterFor(spec.charset),
     keepLines: new Set(spec.keepLines),
-    lateLogId: spec.middlewares.every(isBuiltinMiddleware)
+    lateLogId: builtinOnly
       && !spec.crypt?.fields.includes('log_id')
       && !(spec.doubleClick && Object.values(spec.doubleClick.fields).includes('log_id')),
     packer: shared.packer,
@@ -212,10 +219,10 @@ export function provenanceSetter(provenance: Readonly<Record<string, string>>): 
 /**
  * Turns one line into an event with the fields every event has (url and domain normalised,
  * datetime/date/timestamp, log_id, provenance), or undefined when the line does not match the
- * format or carries no usable date (both are unknown formats).
+ * format or carries no usable date (both are unknown formats). `into`: the event to fill (shaped).
  */
-export function lineToEvent(ctx: JobContext, line: string): AccessEvent | undefined {
-  const fields = ctx.parse(line);
+export function lineToEvent(ctx: JobContext, line: string, into?: AccessEvent): AccessEvent | undefined {
+  const fields = ctx.parse(line, into as Record<string, string> | undefined);
   if (!fields) return undefined;
   const time = ctx.timer(fields);
   if (!time) return undefined;
@@ -251,12 +258,14 @@ class BatchCollector {
 }
 
 function processLine(ctx: JobContext, line: string, out: BatchCollector, wantJson: boolean): void {
-  const ec = lineToEvent(ctx, line);
+  // the report's first event is written with its keys in the order they were set: a plain object
+  const ec = lineToEvent(ctx, line, wantJson ? undefined : ctx.newEvent?.());
   if (!ec) {
     out.reject('unknown-formats', line);
     return;
   }
-  const flags: EventFlags = { denied: false, pkbMiss: false };
+  // every flag in place from the start: one hidden class, whichever stages set them
+  const flags: EventFlags = { denied: false, pkbMiss: false, dupKey: undefined, dupWindow: undefined, campus: undefined };
   for (const stage of ctx.stages) {
     const verdict = stage.run(ec, flags);
     if (verdict === undefined) continue;

@@ -178,7 +178,11 @@ function ezpaarseMatcher(parserFile: string): PlatformMatcher {
   const mod = createRequire(parserFile)(parserFile) as { execute?: (ec: Record<string, unknown>) => unknown };
   if (typeof mod?.execute !== 'function') throw new Error(`${parserFile}: does not export execute(ec)`);
   return (ec) => {
-    const out = mod.execute!({ ...ec });
+    // a copy without the keys an event may hold as undefined (event-shape.ts, a late log_id): a
+    // parser written for the reference may list its keys
+    const copy: Record<string, unknown> = { ...ec };
+    for (const key in copy) if (copy[key] === undefined) delete copy[key];
+    const out = mod.execute!(copy);
     if (!out || typeof out !== 'object') return undefined;
     const fields: Fields = {};
     for (const [k, v] of Object.entries(out as Record<string, unknown>)) {

@@ -8,15 +8,18 @@ const QUOTE = 34;
  * A value wrapped in double quotes loses one pair of them; a value that is then empty or `-`
  * is absent; when several groups carry the same property, the last non-empty one wins.
  */
-export function parseLine(format: CompiledFormat, line: string): Record<string, string> | undefined {
+export function parseLine(format: CompiledFormat, line: string, into?: Record<string, string>): Record<string, string> | undefined {
   const match = format.regex.exec(line);
-  return match === null ? undefined : fieldsOfMatch(format, match);
+  return match === null ? undefined : fieldsOfMatch(format, match, into);
 }
 
-/** The properties of a line the format's regex matched (run elsewhere: the format tester's budget). */
-export function fieldsOfMatch(format: CompiledFormat, match: ArrayLike<string | null | undefined>): Record<string, string> {
+/**
+ * The properties of a line the format's regex matched (run elsewhere: the format tester's budget),
+ * stored into `into` when given (a shaped event: event-shape.ts), else into a new object.
+ */
+export function fieldsOfMatch(format: CompiledFormat, match: ArrayLike<string | null | undefined>, into?: Record<string, string>): Record<string, string> {
   const groups = format.groups;
-  const out: Record<string, string> = {};
+  const out: Record<string, string> = into ?? {};
   for (let i = 0; i < groups.length; i++) {
     const property = groups[i];
     if (property === null) continue;

@@ -167,29 +167,28 @@ export function buildChain(spec: JobSpec, shared: SharedResources, formatFields:
 }
 
 /** How a job's lines are read: its log format, or the rows of a CSV file of events. */
-function lineReader(spec: JobSpec): Pick<JobContext, 'parse' | 'timer'> & { readonly fieldNames: readonly string[]; readonly csvRows: boolean } {
+function lineReader(spec: JobSpec): Pick<JobContext, 'parse' | 'timer'> & { readonly fieldNames: readonly string[] } {
   const f = spec.format;
   if (f.family === CSV_FAMILY) {
     // an ISO 8601 datetime column, unless a timestamp or epoch column (reference 2.7)
-    return { parse: csvRowFields, fieldNames: f.columns, timer: makeIsoEventTimer(spec.defaultZone), csvRows: true };
+    return { parse: csvRowFields, fieldNames: f.columns, timer: makeIsoEventTimer(spec.defaultZone) };
   }
   const format = compileFormat(f.family, f.literal);
   return {
     parse: (line, into) => parseLine(format, line, into),
     fieldNames: format.fieldNames,
     timer: makeEventTimer(spec.dateFormat, spec.defaultZone),
-    csvRows: false,
   };
 }
 
 export function createJobContext(spec: JobSpec, shared: SharedResources): JobContext {
-  const { parse, timer, fieldNames, csvRows } = lineReader(spec);
+  const { parse, timer, fieldNames } = lineReader(spec);
   const builtinOnly = spec.middlewares.every(isBuiltinMiddleware);
   return {
     spec,
     parse,
     // a CSV of events has columns of its own, in rows that may each name others: left plain
-    newEvent: csvRows ? undefined : eventShapeFor({ output: spec.output.kind, builtinOnly, formatFields: fieldNames, provenance: Object.keys(spec.provenance) }),
+    newEvent: spec.format.family === CSV_FAMILY ? undefined : eventShapeFor({ output: spec.output.kind, builtinOnly, formatFields: fieldNames, provenance: Object.keys(spec.provenance) }),
     timer,
     stages: buildChain(spec, shared, fieldNames),
     serializer: createSerializer(spec.output.kind, spec.output.columns),

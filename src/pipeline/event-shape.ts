@@ -1,4 +1,5 @@
 import type { AccessEvent } from './event.js';
+import type { OutputKind } from './writers/types.js';
 
 /**
  * Events made with their fields in place from the start. A plain object gets its fields one
@@ -43,8 +44,7 @@ export function eventShape(names: readonly string[]): () => AccessEvent {
 
 /** What eventShapeFor needs to know of a job. */
 export interface ShapeChoice {
-  /** the output's kind (writers/index.ts) */
-  readonly output: string;
+  readonly output: OutputKind;
   /** every step of the chain is logsift's own (no middleware from outside) */
   readonly builtinOnly: boolean;
   /** the fields of the job's format, in its order */

@@ -28,6 +28,6 @@ t.test('shaped only where the order of keys cannot show: CSV and TSV, logsift\'s
   t.ok(csv);
   t.same(Object.keys(csv!()), [...new Set(['host', 'login', 'url', ...LINE_EVENT_FIELDS, 'ezpaarse_version', ...STAGE_EVENT_FIELDS])]);
   t.ok(eventShapeFor({ ...job, output: 'tsv' }));
-  for (const output of ['json', 'jsonstream', 'log']) t.equal(eventShapeFor({ ...job, output }), undefined, `${output}: plain events`);
+  for (const output of ['json', 'jsonstream', 'log'] as const) t.equal(eventShapeFor({ ...job, output }), undefined, `${output}: plain events`);
   t.equal(eventShapeFor({ ...job, output: 'csv', builtinOnly: false }), undefined, 'a middleware from outside may list the keys');
 });

@@ -5,12 +5,13 @@
  * git worktree of the code before a change, say) or the same one with other settings.
  *
  *   npm run bench:compare -- [--other DIR] [--env K=V,…] [--other-env K=V,…] [--rounds 4]
- *                            [--pairs 2] [--lines 1m] [--no-build]
+ *                            [--pairs 2] [--lines 1m] [--concurrent 1] [--no-build]
  *
  * Each round starts both services afresh (first A, then B; the other way in the next round), reads
  * their idle RSS, warms them up (a 10k-line job each, then a job of the benchmark log each, not
  * measured), then posts `--pairs` pairs of jobs of the benchmark log, one job at a time,
- * alternating (default headers: double clicks on, CSV).
+ * alternating (default headers: double clicks on, CSV). `--concurrent N`: each measured job is N
+ * jobs of the log posted at once (what a worker's jobs share, or not, shows when they interleave).
  * Printed: each pair and its throughput ratio, the medians of each variant, and the ratio of each
  * round (the median of its pairs) and their median. A build compared with itself gave rounds from
  * 0.951 to 1.018: differences under about 5% are not resolved (bench/README.md, "Comparing two builds").
@@ -32,6 +33,7 @@ const { values: args } = parseArgs({
     rounds: { type: 'string', default: '4' },
     pairs: { type: 'string', default: '2' },
     lines: { type: 'string', default: '1m' },
+    concurrent: { type: 'string', default: '1' },
     'no-build': { type: 'boolean', default: false },
     help: { type: 'boolean', default: false },
   },
@@ -89,16 +91,17 @@ async function stop(s: Started): Promise<void> {
   rmSync(s.varDir, { recursive: true, force: true });
 }
 
-async function job(s: Started, file: string, lines: number): Promise<Run> {
+/** `jobs` jobs of `file` at once; `lines`: the lines of them all. */
+async function job(s: Started, file: string, lines: number, jobs: number): Promise<Run> {
   const sampler = new RssSampler(s.service.pid);
   sampler.start();
   const cpu0 = cpuMs(s.service.pid);
   const t0 = performance.now();
-  const r = await postLog(s.service.url, file, { 'Log-Format-ezproxy': FORMAT });
+  const results = await Promise.all(Array.from({ length: jobs }, () => postLog(s.service.url, file, { 'Log-Format-ezproxy': FORMAT })));
   const wallMs = performance.now() - t0;
   const cpu = cpuMs(s.service.pid) - cpu0;
   const { peak } = sampler.stop();
-  checkJob(r, s.variant.name);
+  for (const r of results) checkJob(r, s.variant.name);
   return { wallMs, cpuUsPerLine: (cpu * 1000) / lines, peakMb: peak / 1e6 };
 }
 
@@ -114,7 +117,8 @@ function summary(runs: readonly Run[], idleMb: readonly number[], lines: number)
 }
 
 async function main(): Promise<void> {
-  const lines = parseSize(args.lines);
+  const concurrent = Math.max(1, Number(args.concurrent));
+  const lines = parseSize(args.lines) * concurrent;
   const pairs = Math.max(1, Number(args.pairs));
   const rounds = Math.max(1, Number(args.rounds));
   const variants: Variant[] = [
@@ -124,14 +128,14 @@ async function main(): Promise<void> {
   if (variants[1].root === variants[0].root && JSON.stringify(variants[1].env) === JSON.stringify(variants[0].env)) {
     throw new Error('the two variants are the same: give --other DIR, or other settings with --env / --other-env');
   }
-  const file = await benchLog(lines);
+  const file = await benchLog(lines / concurrent);
   const warmup = await benchLog(10_000);
   if (!args['no-build']) for (const root of new Set(variants.map((v) => v.root))) build(root);
   for (const v of variants) {
     if (!existsSync(join(v.root, 'dist/src/server.js'))) throw new Error(`${v.root}: dist/ is missing (npm run build)`);
     log(`${v.name}: ${describe(v)}`);
   }
-  log(`${label(lines)} lines; ${rounds} round(s) of ${pairs} pair(s) of jobs, alternating; load average at start ${loadavg()}`);
+  log(`${label(lines / concurrent)} lines${concurrent > 1 ? `, ${concurrent} jobs at once` : ''}; ${rounds} round(s) of ${pairs} pair(s) of jobs, alternating; load average at start ${loadavg()}`);
   const runs = new Map<string, Run[]>(variants.map((v) => [v.name, []]));
   const idle = new Map<string, number[]>(variants.map((v) => [v.name, []]));
   const roundRatios: number[] = [];
@@ -154,7 +158,7 @@ async function main(): Promise<void> {
       log(`round ${round + 1}: idle RSS ${started.map((s) => `${s.variant.name} ${s.idleMb.toFixed(0)} MB`).join(', ')}`);
       for (let p = 0; p < pairs; p++) {
         const got = new Map<string, Run>();
-        for (const s of started) got.set(s.variant.name, await job(s, file, lines));
+        for (const s of started) got.set(s.variant.name, await job(s, file, lines, concurrent));
         const a = got.get('A')!;
         const b = got.get('B')!;
         runs.get('A')!.push(a);

@@ -15,6 +15,7 @@ import { join } from 'node:path';
 import { parseArgs } from 'node:util';
 import { PROJECT_ROOT } from '../src/paths.js';
 import { buildDist, checkJob, cpuMs, postLog, RssSampler, startScriptEnv, startScriptFlags, startService, type Service } from './service.js';
+import { targetLines, type SizeFigures } from './targets.js';
 import { benchLog, ceiling, FORMAT, label, loadavg, log, median, parseSize, requireShared, type CeilingResult } from './common.js';
 
 const { values: args } = parseArgs({
@@ -76,14 +77,23 @@ async function measureJobs(service: Service, file: string, lines: number, jobs: 
 
 interface Row { name: string; lines: number; runs: JobRun[]; ceil?: CeilingResult[] }
 
+/** A size's medians as the targets read them: the same figures as its printed row. */
+function sizeFigures(row: Row): SizeFigures {
+  return {
+    lines: row.lines,
+    linesPerSec: median(row.runs.map((r) => r.lines / (r.wallMs / 1000))),
+    // ratio per repeat (logsift and ceiling of the same round), then the median of the ratios
+    ratio: row.ceil ? median(row.runs.map((r, i) => r.wallMs / row.ceil![i].wallMs)) : undefined,
+    peakRssMb: mb(Math.max(...row.runs.map((r) => r.peakRss))),
+  };
+}
+
 function printRow(row: Row): void {
   const m = (f: (r: JobRun) => number) => median(row.runs.map(f));
   const wall = m((r) => r.wallMs);
-  const lps = m((r) => r.lines / (r.wallMs / 1000));
+  const { linesPerSec: lps, ratio, peakRssMb } = sizeFigures(row);
   const mbs = m((r) => mb(r.bytes) / (r.wallMs / 1000));
   const ceilWall = row.ceil ? median(row.ceil.map((c) => c.wallMs)) : undefined;
-  // ratio per repeat (logsift and ceiling of the same round), then the median of the ratios
-  const ratio = row.ceil ? median(row.runs.map((r, i) => r.wallMs / row.ceil![i].wallMs)) : undefined;
   log([
     row.name.padEnd(16),
     `${(wall / 1000).toFixed(2)} s`.padStart(9),
@@ -91,7 +101,7 @@ function printRow(row: Row): void {
     `${mbs.toFixed(1)} MB/s`.padStart(11),
     `${Math.round(m((r) => r.events)).toLocaleString('en')} events`.padStart(17),
     `first ${Math.round(m((r) => r.firstByteMs))} ms`.padStart(14),
-    `peak RSS ${Math.round(mb(Math.max(...row.runs.map((r) => r.peakRss))))} MB`.padStart(17),
+    `peak RSS ${Math.round(peakRssMb)} MB`.padStart(17),
     `CPU ${(m((r) => r.cpuMs) / wall).toFixed(2)} cores, ${(m((r) => r.cpuMs) * 1000 / row.lines).toFixed(1)} µs a line (main ${(m((r) => r.mainCpuMs) * 1000 / row.lines).toFixed(1)})`.padStart(15),
     ceilWall !== undefined ? `| ceiling ${(ceilWall / 1000).toFixed(2)} s, ${Math.round(median(row.ceil!.map((c) => c.linesPerSec))).toLocaleString('en')} lines/s in-process | ratio ${ratio!.toFixed(2)}` : '',
   ].join(' '));
@@ -113,6 +123,7 @@ async function main(): Promise<void> {
 
   const service = await startService({ root: PROJECT_ROOT, source: args.source, varDir, profileDir: args.profile });
   const rows: Row[] = [];
+  let targets: string[] = [];
   try {
     // The workers compile the platforms as they start: a first small job waits for them.
     const t0 = performance.now();
@@ -139,10 +150,23 @@ async function main(): Promise<void> {
     log('');
     for (const row of rows) printRow(row);
     const one = rows.find((r) => r.name === '1M lines');
+    let concurrentRatio: number | undefined;
     if (one && multi.runs.length) {
       const single = median(one.runs.map((r) => r.lines / r.wallMs));
       const total = median(multi.runs.map((r) => r.lines / r.wallMs));
-      log(`${concurrent} concurrent jobs: total throughput ${(total / single).toFixed(2)} x one job alone`);
+      concurrentRatio = total / single;
+      log(`${concurrent} concurrent jobs: total throughput ${concurrentRatio.toFixed(2)} x one job alone`);
+    }
+    targets = targetLines({
+      sizes: new Map(rows.filter((r) => r.ceil).map((r) => [r.lines, sizeFigures(r)])),
+      firstByteNoDedupMs: noDedup.runs.length ? median(noDedup.runs.map((r) => r.firstByteMs)) : undefined,
+      concurrentJobs: concurrent,
+      concurrentRatio,
+    });
+    if (targets.length) {
+      log('');
+      log('targets (set for a 2-core machine; elsewhere the ratio to the ceiling is the figure that carries over):');
+      for (const line of targets) log(`  ${line}`);
     }
     log(`load average at end ${loadavg()}`);
   } finally {
@@ -150,7 +174,7 @@ async function main(): Promise<void> {
     rmSync(varDir, { recursive: true, force: true });
   }
   if (args.json) {
-    writeFileSync(args.json, JSON.stringify({ date: new Date().toISOString(), node: process.version, tuning, source: args.source, load: loadavg(), rows }, null, 2));
+    writeFileSync(args.json, JSON.stringify({ date: new Date().toISOString(), node: process.version, tuning, source: args.source, load: loadavg(), rows, targets }, null, 2));
   }
   if (args.profile) log(`CPU profiles (main thread and workers) in ${args.profile}`);
 }

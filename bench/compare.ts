@@ -118,7 +118,8 @@ function summary(runs: readonly Run[], idleMb: readonly number[], lines: number)
 
 async function main(): Promise<void> {
   const concurrent = Math.max(1, Number(args.concurrent));
-  const lines = parseSize(args.lines) * concurrent;
+  const logLines = parseSize(args.lines);
+  const lines = logLines * concurrent;
   const pairs = Math.max(1, Number(args.pairs));
   const rounds = Math.max(1, Number(args.rounds));
   const variants: Variant[] = [
@@ -128,14 +129,14 @@ async function main(): Promise<void> {
   if (variants[1].root === variants[0].root && JSON.stringify(variants[1].env) === JSON.stringify(variants[0].env)) {
     throw new Error('the two variants are the same: give --other DIR, or other settings with --env / --other-env');
   }
-  const file = await benchLog(lines / concurrent);
+  const file = await benchLog(logLines);
   const warmup = await benchLog(10_000);
   if (!args['no-build']) for (const root of new Set(variants.map((v) => v.root))) build(root);
   for (const v of variants) {
     if (!existsSync(join(v.root, 'dist/src/server.js'))) throw new Error(`${v.root}: dist/ is missing (npm run build)`);
     log(`${v.name}: ${describe(v)}`);
   }
-  log(`${label(lines / concurrent)} lines${concurrent > 1 ? `, ${concurrent} jobs at once` : ''}; ${rounds} round(s) of ${pairs} pair(s) of jobs, alternating; load average at start ${loadavg()}`);
+  log(`${label(logLines)} lines${concurrent > 1 ? `, ${concurrent} jobs at once` : ''}; ${rounds} round(s) of ${pairs} pair(s) of jobs, alternating; load average at start ${loadavg()}`);
   const runs = new Map<string, Run[]>(variants.map((v) => [v.name, []]));
   const idle = new Map<string, number[]>(variants.map((v) => [v.name, []]));
   const roundRatios: number[] = [];

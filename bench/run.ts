@@ -152,9 +152,7 @@ async function main(): Promise<void> {
     const one = rows.find((r) => r.name === '1M lines');
     let concurrentRatio: number | undefined;
     if (one && multi.runs.length) {
-      const single = median(one.runs.map((r) => r.lines / r.wallMs));
-      const total = median(multi.runs.map((r) => r.lines / r.wallMs));
-      concurrentRatio = total / single;
+      concurrentRatio = sizeFigures(multi).linesPerSec / sizeFigures(one).linesPerSec;
       log(`${concurrent} concurrent jobs: total throughput ${concurrentRatio.toFixed(2)} x one job alone`);
     }
     targets = targetLines({

@@ -180,8 +180,8 @@ function ezpaarseMatcher(parserFile: string): PlatformMatcher {
   return (ec) => {
     // a copy without the keys an event may hold as undefined (event-shape.ts, a late log_id): a
     // parser written for the reference may list its keys
-    const copy: Record<string, unknown> = { ...ec };
-    for (const key in copy) if (copy[key] === undefined) delete copy[key];
+    const copy: Record<string, unknown> = {};
+    for (const [key, value] of Object.entries(ec)) if (value !== undefined) copy[key] = value;
     const out = mod.execute!(copy);
     if (!out || typeof out !== 'object') return undefined;
     const fields: Fields = {};

@@ -42,17 +42,27 @@ export const log = (text: string): void => {
   process.stdout.write(text + '\n');
 };
 
-/** The benchmark log of n lines, generated once into var/bench/ by the shared generator. */
-export async function benchLog(lines: number): Promise<string> {
+/** The shared generator's command line for a log of n lines; its defaults (5 days, 400 users) for what is not given. */
+export function generatorCommand(lines: number, more: { readonly days?: number; readonly users?: number } = {}): string[] {
+  const extra = Object.entries(more).filter(([, v]) => v !== undefined).flatMap(([k, v]) => [`--${k}`, String(v)]);
+  return [process.execPath, MAKE_LOG, '--csv-dir', PLATFORMS, '--lines', String(lines), '--seed', String(SEED), ...extra];
+}
+
+/**
+ * The benchmark log of n lines, generated once into var/bench/ by the shared generator; `users`:
+ * that many distinct users instead of the generator's 400.
+ */
+export async function benchLog(lines: number, users?: number): Promise<string> {
   mkdirSync(BENCH_DIR, { recursive: true });
-  const file = join(BENCH_DIR, `ezproxy-${lines}-seed${SEED}.log`);
+  const file = join(BENCH_DIR, `ezproxy-${lines}-seed${SEED}${users === undefined ? '' : `-users${users}`}.log`);
   if (existsSync(file)) return file;
   log(`generating ${file} (once) with ../shared/bench/make-log.js …`);
   const tmp = `${file}.${process.pid}.tmp`;
   // Straight to a file: the tool writes asynchronously to its stdout and fails (EAGAIN) on a
   // pipe that fills faster than this process reads it.
   const out = openSync(tmp, 'w');
-  const child = spawn(process.execPath, [MAKE_LOG, '--csv-dir', PLATFORMS, '--lines', String(lines), '--seed', String(SEED)], { stdio: ['ignore', out, 'inherit'] });
+  const [node, ...rest] = generatorCommand(lines, { users });
+  const child = spawn(node!, rest, { stdio: ['ignore', out, 'inherit'] });
   const code = await new Promise<number | null>((resolve) => child.on('close', resolve));
   closeSync(out);
   if (code !== 0) throw new Error(`make-log.js failed (${code})`);

@@ -3,7 +3,7 @@
  * a job, from the kernel's map of the process (/proc/PID/smaps), so that work on the peak starts
  * from where the megabytes are rather than from guesses.
  *
- *   npm run bench:memory -- [--lines 1m] [--jobs 1] [--concurrent 1] [--every-ms 250] [--no-build]
+ *   npm run bench:memory -- [--lines 1m] [--jobs 1] [--concurrent 1] [--every-ms 250] [--users N] [--no-build]
  *
  * The service is started as `npm run bench` starts it (production build, the start script's flags
  * and environment), warmed up with 10k lines, mapped at rest, then mapped every `--every-ms` while
@@ -27,6 +27,8 @@ const { values: args } = parseArgs({
     concurrent: { type: 'string', default: '1' },
     'every-ms': { type: 'string', default: '250' },
     'no-build': { type: 'boolean', default: false },
+    /** distinct users of the log (the generator's 400 by default) */
+    users: { type: 'string' },
   },
 });
 
@@ -87,7 +89,7 @@ requireShared();
 const lines = parseSize(args.lines);
 const everyMs = Number(args['every-ms']);
 const warmUp = await benchLog(10_000);
-const file = await benchLog(lines);
+const file = await benchLog(lines, args.users === undefined ? undefined : parseSize(args.users));
 if (!args['no-build']) buildDist(PROJECT_ROOT);
 const varDir = mkdtempSync(join(tmpdir(), 'logsift-memory-'));
 const service = await startService({ root: PROJECT_ROOT, source: false, varDir });

@@ -171,9 +171,10 @@ export interface PostResult {
 
 /**
  * POSTs a file as the body, streamed from disk (what `curl -T file -X POST` does), and reads the
- * answer as it comes, counting its bytes and rows without keeping them.
+ * answer as it comes, counting its bytes and rows without keeping them. `onSent`: told the size of
+ * each chunk of the file as it is read (a file or a named pipe).
  */
-export function postLog(url: string, file: string, headers: Record<string, string>): Promise<PostResult> {
+export function postLog(url: string, file: string, headers: Record<string, string>, onSent?: (bytes: number) => void): Promise<PostResult> {
   return new Promise((resolve, reject) => {
     const t0 = performance.now();
     let firstByteMs = -1;
@@ -201,7 +202,9 @@ export function postLog(url: string, file: string, headers: Record<string, strin
       res.on('error', reject);
     });
     req.on('error', reject);
-    createReadStream(file, { highWaterMark: 1 << 20 }).on('error', reject).pipe(req);
+    const body = createReadStream(file, { highWaterMark: 1 << 20 }).on('error', reject);
+    if (onSent) body.on('data', (chunk) => onSent(chunk.length));
+    body.pipe(req);
   });
 }
 

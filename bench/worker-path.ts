@@ -4,7 +4,7 @@
  * beside the regex ceiling on the same file. Prints a digest of everything produced (events,
  * rejects), so that a speed change can be checked to keep the output the same.
  *
- *   node --import=tsx bench/worker-path.ts [--lines 100k] [--repeat 5] [--batch-bytes 262144] [--dist] [--stages]
+ *   node --import=tsx bench/worker-path.ts [--lines 100k] [--repeat 5] [--batch-bytes 262144] [--dist] [--stages] [--users N]
  *
  * `--stages` also times each step of the chain and the serialiser (a clock read around each call:
  * about 0.1 µs more a call) and prints where the time of the last round went.
@@ -28,6 +28,7 @@ const { values: args } = parseArgs({
     dist: { type: 'boolean', default: false },
     'no-ceiling': { type: 'boolean', default: false },
     stages: { type: 'boolean', default: false },
+    users: { type: 'string' },
   },
 });
 requireShared();
@@ -49,7 +50,7 @@ const [{ loadPlatformSet }, { createJobContext, processBatch }, { readJobOptions
 )) as Modules;
 
 const lines = parseSize(args.lines);
-const file = await benchLog(lines);
+const file = await benchLog(lines, args.users === undefined ? undefined : parseSize(args.users));
 const platforms = await loadPlatformSet(join(PROJECT_ROOT, 'repos/platforms'), join(PROJECT_ROOT, 'var/cache/hooks'));
 // A fixed salt: the digest must not change from one run to the next.
 const options = readJobOptions({ 'log-format-ezproxy': FORMAT, 'crypting-salt': 'bench' }, { platforms: new Set(platforms.platforms.keys()) });

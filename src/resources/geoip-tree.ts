@@ -68,10 +68,20 @@ export class PagedTree {
   private page(n: number): Buffer {
     let page = this.pages.get(n);
     if (page === undefined) {
-      page = Buffer.alloc(PAGE_READ);
-      readSync(this.layout.fd, page, 0, PAGE_READ, n * PAGE_BYTES);
-      // the oldest page read goes: the top of the tree is read again at once when it was that one
-      if (this.pages.size >= MAX_PAGES) this.pages.delete(this.pages.keys().next().value as number);
+      if (this.pages.size >= MAX_PAGES) {
+        // The oldest page read goes (the top of the tree is read again at once when it was that
+        // one), and its buffer takes the new page: a log of many hosts reads pages all the time,
+        // and a buffer allocated for each read and dropped at its eviction left glibc's heaps
+        // fragmented and growing.
+        const oldest = this.pages.keys().next().value as number;
+        page = this.pages.get(oldest)!;
+        this.pages.delete(oldest);
+      } else {
+        page = Buffer.alloc(PAGE_READ);
+      }
+      const read = readSync(this.layout.fd, page, 0, PAGE_READ, n * PAGE_BYTES);
+      // past the file's end, as a new buffer would be: nothing of the page it held before
+      if (read < PAGE_READ) page.fill(0, read);
       this.pages.set(n, page);
     }
     return page;

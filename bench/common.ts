@@ -29,6 +29,9 @@ export function parseSize(text: string): number {
   return Math.round(Number(m[1]) * (m[2].toLowerCase() === 'k' ? 1e3 : m[2].toLowerCase() === 'm' ? 1e6 : 1));
 }
 
+/** An optional size option: undefined when not given. */
+export const optionalSize = (text: string | undefined): number | undefined => (text === undefined ? undefined : parseSize(text));
+
 export const label = (n: number): string => (n >= 1e6 ? `${n / 1e6}M` : n >= 1e3 ? `${n / 1e3}k` : String(n));
 
 export function median(xs: readonly number[]): number {

@@ -20,7 +20,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { parseArgs } from 'node:util';
 import { PROJECT_ROOT } from '../src/paths.js';
-import { benchLog, FORMAT, generatorCommand, label, log, parseSize, requireShared } from './common.js';
+import { benchLog, FORMAT, generatorCommand, label, log, optionalSize, parseSize, requireShared } from './common.js';
 import { buildDist, checkJob, postLog, RssSampler, startService } from './service.js';
 
 const { values: args } = parseArgs({
@@ -34,7 +34,7 @@ const { values: args } = parseArgs({
 requireShared();
 const lines = parseSize(args.lines);
 const days = args.days === undefined ? Math.max(5, Math.round(lines / 2e6)) : Number(args.days);
-const users = args.users === undefined ? undefined : parseSize(args.users);
+const users = optionalSize(args.users);
 const MB = 1024 * 1024;
 const mb = (bytes: number): string => (bytes / MB).toFixed(0);
 

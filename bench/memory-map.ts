@@ -16,7 +16,7 @@ import { basename, join } from 'node:path';
 import { parseArgs } from 'node:util';
 import { PROJECT_ROOT } from '../src/paths.js';
 import { buildDist, checkJob, postLog, RssSampler, startService } from './service.js';
-import { benchLog, FORMAT, label, log, parseSize, requireShared } from './common.js';
+import { benchLog, FORMAT, label, log, optionalSize, parseSize, requireShared } from './common.js';
 
 const { values: args } = parseArgs({
   options: {
@@ -89,7 +89,7 @@ requireShared();
 const lines = parseSize(args.lines);
 const everyMs = Number(args['every-ms']);
 const warmUp = await benchLog(10_000);
-const file = await benchLog(lines, args.users === undefined ? undefined : parseSize(args.users));
+const file = await benchLog(lines, optionalSize(args.users));
 if (!args['no-build']) buildDist(PROJECT_ROOT);
 const varDir = mkdtempSync(join(tmpdir(), 'logsift-memory-'));
 const service = await startService({ root: PROJECT_ROOT, source: false, varDir });

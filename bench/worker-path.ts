@@ -18,7 +18,7 @@ import { join } from 'node:path';
 import { parseArgs } from 'node:util';
 import { pathToFileURL } from 'node:url';
 import { PROJECT_ROOT } from '../src/paths.js';
-import { benchLog, ceiling, FORMAT, label, log, median, parseSize, requireShared } from './common.js';
+import { benchLog, ceiling, FORMAT, label, log, median, optionalSize, parseSize, requireShared } from './common.js';
 
 const { values: args } = parseArgs({
   options: {
@@ -50,7 +50,7 @@ const [{ loadPlatformSet }, { createJobContext, processBatch }, { readJobOptions
 )) as Modules;
 
 const lines = parseSize(args.lines);
-const file = await benchLog(lines, args.users === undefined ? undefined : parseSize(args.users));
+const file = await benchLog(lines, optionalSize(args.users));
 const platforms = await loadPlatformSet(join(PROJECT_ROOT, 'repos/platforms'), join(PROJECT_ROOT, 'var/cache/hooks'));
 // A fixed salt: the digest must not change from one run to the next.
 const options = readJobOptions({ 'log-format-ezproxy': FORMAT, 'crypting-salt': 'bench' }, { platforms: new Set(platforms.platforms.keys()) });

@@ -73,9 +73,9 @@ export class PagedTree {
         // one), and its buffer takes the new page: a log of many hosts reads pages all the time,
         // and a buffer allocated for each read and dropped at its eviction left glibc's heaps
         // fragmented and growing.
-        const oldest = this.pages.keys().next().value as number;
-        page = this.pages.get(oldest)!;
+        const [oldest, buffer] = this.pages.entries().next().value as [number, Buffer];
         this.pages.delete(oldest);
+        page = buffer;
       } else {
         page = Buffer.alloc(PAGE_READ);
       }

@@ -45,9 +45,11 @@ export async function openBrowser(t: Test): Promise<Browser | undefined> {
   const outside: string[] = [];
   await context.route('**/*', async (route) => {
     const url = new URL(route.request().url());
-    if (LOOPBACK.has(url.hostname)) return route.continue();
+    // a page's own route may have answered the request already (unrouted while it ran): nothing to do then
+    const settled = (e: Error) => { if (!/already handled/.test(e.message)) throw e; };
+    if (LOOPBACK.has(url.hostname)) return route.continue().catch(settled);
     outside.push(url.href);
-    return route.abort('blockedbyclient');
+    return route.abort('blockedbyclient').catch(settled);
   });
   const pageErrors: string[] = [];
   const watch = (page: Page) => {

@@ -8,8 +8,10 @@
  * alternated runs spread by ±20%). Only the worker's path: a change to the main thread or to the
  * service's memory needs `npm run bench:compare`.
  *
- *   node --import=tsx bench/pair.ts --other DIR [--lines 300k] [--rounds 8] [--repeat 2]
+ *   node --import=tsx bench/pair.ts --other DIR [--lines 300k] [--rounds 8] [--repeat 2] [--users N]
  *
+ * `--users N`: the log of N distinct users (worker-path.ts's own option), where the geolocation
+ * and the crypting miss their caches.
  * Both checkouts must be built (`npm run build`); their runs must give the same digest.
  */
 import { spawn } from 'node:child_process';
@@ -26,10 +28,11 @@ const { values: args } = parseArgs({
     lines: { type: 'string', default: '300k' },
     rounds: { type: 'string', default: '8' },
     repeat: { type: 'string', default: '2' },
+    users: { type: 'string' },
   },
 });
 if (!args.other) {
-  process.stderr.write('usage: node --import=tsx bench/pair.ts --other DIR [--lines 300k] [--rounds 8] [--repeat 2]\n');
+  process.stderr.write('usage: node --import=tsx bench/pair.ts --other DIR [--lines 300k] [--rounds 8] [--repeat 2] [--users N]\n');
   process.exit(2);
 }
 const dirs = [PROJECT_ROOT, resolve(args.other)] as const;
@@ -46,7 +49,7 @@ if (!pin) log('taskset or a second core is missing: the two runs are not held to
 interface Run { readonly cpuPerLine: number; readonly digest: string }
 
 function run(dir: string, core: number): Promise<Run> {
-  const node = [process.execPath, '--no-sparkplug', '--import=tsx', 'bench/worker-path.ts', '--dist', '--no-ceiling', '--lines', args.lines!, '--repeat', args.repeat!];
+  const node = [process.execPath, '--no-sparkplug', '--import=tsx', 'bench/worker-path.ts', '--dist', '--no-ceiling', '--lines', args.lines!, '--repeat', args.repeat!, ...(args.users ? ['--users', args.users] : [])];
   const [cmd, ...rest] = pin ? ['taskset', '-c', String(core), ...node] : node;
   return new Promise((done, fail) => {
     const child = spawn(cmd!, rest, { cwd: dir, stdio: ['ignore', 'pipe', 'inherit'] });
@@ -65,7 +68,7 @@ const ratios: number[] = [];
 const cpu: [number[], number[]] = [[], []];
 const digests = new Set<string>();
 const rounds = Number(args.rounds);
-log(`this checkout (A) against ${dirs[1]} (B), ${args.lines} lines, ${rounds} rounds of two runs side by side`);
+log(`this checkout (A) against ${dirs[1]} (B), ${args.lines} lines${args.users ? ` of ${args.users} users` : ''}, ${rounds} rounds of two runs side by side`);
 for (let round = 0; round < rounds; round++) {
   const coreA = round % 2;
   const [a, b] = await Promise.all([run(dirs[0], coreA), run(dirs[1], 1 - coreA)]);

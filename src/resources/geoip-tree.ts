@@ -21,13 +21,19 @@ const PAGE_READ = PAGE_BYTES + 8;
 const MAX_PAGES = 512;
 
 export class PagedTree {
-  private readonly pages = new Map<number, Buffer>();
+  /** the pages held, by page number (an array: a lookup reads one for each bit of the address) */
+  private readonly pages: (Buffer | undefined)[];
+  /** the numbers of the pages held, in the order they were read: a ring of MAX_PAGES */
+  private readonly order = new Int32Array(MAX_PAGES);
+  /** pages read so far */
+  private held = 0;
   private readonly nodeBytes: number;
   private readonly ipv4Start: number;
 
   constructor(private readonly layout: TreeLayout) {
     if (![24, 28, 32].includes(layout.recordSize)) throw new Error(`unsupported record size ${layout.recordSize}`);
     this.nodeBytes = layout.recordSize / 4;
+    this.pages = new Array<Buffer | undefined>(Math.ceil((layout.nodeCount * this.nodeBytes) / PAGE_BYTES)).fill(undefined);
     let node = 0;
     // IPv4 addresses in an IPv6 tree are the ::/96 network: 96 zero bits from the root
     if (layout.ipVersion === 6) for (let i = 0; i < 96 && node < layout.nodeCount; i++) node = this.record(node, 0);
@@ -53,36 +59,42 @@ export class PagedTree {
     const at = node * this.nodeBytes;
     const page = this.page(Math.floor(at / PAGE_BYTES));
     const o = at % PAGE_BYTES;
+    // the bytes read one by one: Buffer's readUIntBE is a generic call, 32 of them an IPv4 lookup
     switch (this.layout.recordSize) {
-      case 24:
-        return page.readUIntBE(o + right * 3, 3);
+      case 24: {
+        const b = o + right * 3;
+        return (page[b] << 16) | (page[b + 1] << 8) | page[b + 2];
+      }
       case 28:
         return right
-          ? (page[o + 3] & 0x0f) * 0x1000000 + page.readUIntBE(o + 4, 3)
-          : (page[o + 3] >> 4) * 0x1000000 + page.readUIntBE(o, 3);
+          ? (page[o + 3] & 0x0f) * 0x1000000 + ((page[o + 4] << 16) | (page[o + 5] << 8) | page[o + 6])
+          : (page[o + 3] >> 4) * 0x1000000 + ((page[o] << 16) | (page[o + 1] << 8) | page[o + 2]);
       default:
         return page.readUInt32BE(o + right * 4);
     }
   }
 
   private page(n: number): Buffer {
-    let page = this.pages.get(n);
+    let page = this.pages[n];
     if (page === undefined) {
-      if (this.pages.size >= MAX_PAGES) {
+      const slot = this.held % MAX_PAGES;
+      if (this.held >= MAX_PAGES) {
         // The oldest page read goes (the top of the tree is read again at once when it was that
         // one), and its buffer takes the new page: a log of many hosts reads pages all the time,
         // and a buffer allocated for each read and dropped at its eviction left glibc's heaps
         // fragmented and growing.
-        const [oldest, buffer] = this.pages.entries().next().value as [number, Buffer];
-        this.pages.delete(oldest);
-        page = buffer;
+        const oldest = this.order[slot];
+        page = this.pages[oldest]!;
+        this.pages[oldest] = undefined;
       } else {
         page = Buffer.alloc(PAGE_READ);
       }
       const read = readSync(this.layout.fd, page, 0, PAGE_READ, n * PAGE_BYTES);
       // past the file's end, as a new buffer would be: nothing of the page it held before
       if (read < PAGE_READ) page.fill(0, read);
-      this.pages.set(n, page);
+      this.pages[n] = page;
+      this.order[slot] = n;
+      this.held++;
     }
     return page;
   }

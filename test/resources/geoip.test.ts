@@ -1,5 +1,6 @@
 import t from 'tap';
-import { defaultGeoipFile, GeoLocator, loadGeoip, publicAddress } from '../../src/resources/geoip.js';
+import ipaddr from 'ipaddr.js';
+import { defaultGeoipFile, GeoLocator, loadGeoip, plainIpv4, publicAddress } from '../../src/resources/geoip.js';
 
 t.test('the address located: first public one of a chain', async (t) => {
   t.equal(publicAddress('66.65.65.107'), '66.65.65.107');
@@ -7,6 +8,39 @@ t.test('the address located: first public one of a chain', async (t) => {
   t.equal(publicAddress('::ffff:66.65.65.107'), '66.65.65.107');
   t.equal(publicAddress('192.168.1.1'), undefined);
   t.equal(publicAddress('proxy.example.org'), undefined);
+});
+
+t.test('a plain IPv4 host read by hand: the same address and the same verdict as ipaddr.js alone', async (t) => {
+  // what the locator did before the hand-read path, and still does for everything else
+  const byLibrary = (host: string): string | undefined => {
+    for (const part of host.split(',')) {
+      const a = part.trim();
+      if (!ipaddr.isValid(a)) continue;
+      let addr = ipaddr.parse(a);
+      if (addr.kind() === 'ipv6' && (addr as ipaddr.IPv6).isIPv4MappedAddress()) addr = (addr as ipaddr.IPv6).toIPv4Address();
+      if (addr.range() === 'unicast') return addr.toString();
+    }
+    return undefined;
+  };
+  const odd = [
+    '1.2.3.4', '0.0.0.0', '255.255.255.255', '8.8.8.8', '100.64.0.1', '169.254.1.1', '224.0.0.1', '240.0.0.1', '192.0.2.1',
+    '01.2.3.4', '1.2.3.04', '010.0.0.1', '0x7f.0.0.1', '1.2.3', '1.2.3.4.5', '256.1.1.1', '1.2.3.256', '1..2.3', '1.2.3.',
+    '.1.2.3', ' 1.2.3.4', '1.2.3.4 ', '1.2.3.4,5.6.7.8', '999.999.999.999', '1.2.3.4a', '', '1234567890', '0.0.0.00',
+  ];
+  for (const host of odd) t.equal(publicAddress(host), byLibrary(host), JSON.stringify(host));
+  t.same(plainIpv4('66.65.65.107'), [66, 65, 65, 107]);
+  t.equal(plainIpv4('01.2.3.4'), undefined, 'a leading zero is ipaddr.js\'s to read (octal)');
+  // addresses in and around the special ranges' first bytes, and random ones across the whole space
+  let n = 0;
+  let differ = 0;
+  let seed = 7;
+  const next = () => (seed = (seed * 1103515245 + 12345) >>> 0) >>> 24;
+  for (let i = 0; i < 200_000; i++) {
+    const host = i < 65_536 ? `${[10, 100, 127, 169, 172, 192, 198, 203][i & 7]}.${(i >> 3) & 255}.${(i * 7) & 255}.${(i * 13) & 255}` : `${next()}.${next()}.${next()}.${next()}`;
+    n++;
+    if (publicAddress(host) !== byLibrary(host)) differ++;
+  }
+  t.equal(differ, 0, `${n} addresses`);
 });
 
 t.test('the packaged database: fields, cost, memory', async (t) => {

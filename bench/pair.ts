@@ -75,8 +75,9 @@ for (let round = 0; round < rounds; round++) {
   cpu[0].push(a.cpuPerLine);
   cpu[1].push(b.cpuPerLine);
   digests.add(a.digest).add(b.digest);
-  ratios.push(a.cpuPerLine / b.cpuPerLine);
-  log(`round ${round + 1}: A ${a.cpuPerLine.toFixed(2)} µs a line (core ${coreA}), B ${b.cpuPerLine.toFixed(2)} (core ${1 - coreA}), A/B ${(a.cpuPerLine / b.cpuPerLine).toFixed(3)}`);
+  const ratio = a.cpuPerLine / b.cpuPerLine;
+  ratios.push(ratio);
+  log(`round ${round + 1}: A ${a.cpuPerLine.toFixed(2)} µs a line (core ${coreA}), B ${b.cpuPerLine.toFixed(2)} (core ${1 - coreA}), A/B ${ratio.toFixed(3)}`);
 }
 const sorted = ratios.slice().sort((x, y) => x - y);
 log(`median CPU a line: A ${median(cpu[0]).toFixed(2)} µs, B ${median(cpu[1]).toFixed(2)} µs; A/B median ${median(ratios).toFixed(3)} (rounds ${sorted[0]!.toFixed(3)} to ${sorted[sorted.length - 1]!.toFixed(3)}, ${ratios.filter((r) => r < 1).length} of ${rounds} below 1)`);

@@ -13,6 +13,11 @@ export const SCREENSHOTS = join(PROJECT_ROOT, 'test-output', 'screenshots');
 
 const LOOPBACK = new Set(['127.0.0.1', 'localhost', '[::1]']);
 
+/** A page's own route may have answered the request already (unrouted while it ran): nothing to do then. */
+function settled(e: Error): void {
+  if (!/already handled/.test(e.message)) throw e;
+}
+
 export interface Browser {
   readonly context: BrowserContext;
   readonly page: Page;
@@ -45,8 +50,6 @@ export async function openBrowser(t: Test): Promise<Browser | undefined> {
   const outside: string[] = [];
   await context.route('**/*', async (route) => {
     const url = new URL(route.request().url());
-    // a page's own route may have answered the request already (unrouted while it ran): nothing to do then
-    const settled = (e: Error) => { if (!/already handled/.test(e.message)) throw e; };
     if (LOOPBACK.has(url.hostname)) return route.continue().catch(settled);
     outside.push(url.href);
     return route.abort('blockedbyclient').catch(settled);

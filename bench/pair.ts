@@ -12,7 +12,9 @@
  *
  * `--users N`: the log of N distinct users (worker-path.ts's own option), where the geolocation
  * and the crypting miss their caches.
- * Both checkouts must be built (`npm run build`); their runs must give the same digest.
+ * Each checkout's run gets the V8 flags of its own start script (workerPathFlags), as its
+ * service's workers do. Both checkouts must be built (`npm run build`); their runs must give the
+ * same digest.
  */
 import { spawn } from 'node:child_process';
 import { existsSync } from 'node:fs';
@@ -21,6 +23,7 @@ import { parseArgs } from 'node:util';
 import { availableParallelism } from 'node:os';
 import { PROJECT_ROOT } from '../src/paths.js';
 import { log, median } from './common.js';
+import { workerPathFlags } from './service.js';
 
 const { values: args } = parseArgs({
   options: {
@@ -49,7 +52,7 @@ if (!pin) log('taskset or a second core is missing: the two runs are not held to
 interface Run { readonly cpuPerLine: number; readonly digest: string }
 
 function run(dir: string, core: number): Promise<Run> {
-  const node = [process.execPath, '--no-sparkplug', '--import=tsx', 'bench/worker-path.ts', '--dist', '--no-ceiling', '--lines', args.lines!, '--repeat', args.repeat!, ...(args.users ? ['--users', args.users] : [])];
+  const node = [process.execPath, ...workerPathFlags(dir), '--import=tsx', 'bench/worker-path.ts', '--dist', '--no-ceiling', '--lines', args.lines!, '--repeat', args.repeat!, ...(args.users ? ['--users', args.users] : [])];
   const [cmd, ...rest] = pin ? ['taskset', '-c', String(core), ...node] : node;
   return new Promise((done, fail) => {
     const child = spawn(cmd!, rest, { cwd: dir, stdio: ['ignore', 'pipe', 'inherit'] });

@@ -33,6 +33,15 @@ export function startScriptFlags(root: string): string[] {
 }
 
 /**
+ * The start script's flags that apply to a parsing worker: V8's flags are the whole process's,
+ * but the heap sizes are the main thread's (the pool gives its workers heap limits of their own),
+ * so they are left out. For runs of a worker's code on one thread (bench/pair.ts).
+ */
+export function workerPathFlags(root: string): string[] {
+  return startScriptFlags(root).filter((arg) => !/^--max-(semi|old)-space-size(=|$)/.test(arg));
+}
+
+/**
  * The environment the `start` script sets before `node` (glibc's `MALLOC_ARENA_MAX`), as
  * defaults: `NAME=${NAME:-value}` gives way to the variable when the shell has it, as it does
  * in the script.

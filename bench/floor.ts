@@ -23,12 +23,10 @@
  * Reads `dist/` (npm run build) and the benchmark log (../shared).
  */
 import { createHmac, hash as oneShot } from 'node:crypto';
-import { existsSync, readFileSync } from 'node:fs';
-import { join } from 'node:path';
+import { readFileSync } from 'node:fs';
 import { parseArgs } from 'node:util';
-import { pathToFileURL } from 'node:url';
-import { PROJECT_ROOT } from '../src/paths.js';
-import { benchLog, FORMAT, label, log, median, parseSize, requireShared } from './common.js';
+import { benchLog, label, log, median, parseSize, requireShared } from './common.js';
+import { batchesOf, benchJob, importBuilt } from './bench-job.js';
 
 const { values: args } = parseArgs({
   options: {
@@ -38,49 +36,18 @@ const { values: args } = parseArgs({
   },
 });
 requireShared();
-if (!existsSync(join(PROJECT_ROOT, 'dist/src/server.js'))) throw new Error('dist/ is missing: npm run build');
-const fromDist = (path: string): Promise<unknown> => import(pathToFileURL(join(PROJECT_ROOT, 'dist/src', `${path}.js`)).href);
-const [{ loadPlatformSet }, { urlView }, { createJobContext, processBatch }, { readJobOptions }, { jobSpec }, { computeColumns }, { loadResources, openResources }, { readConfig }, { EventPacker }] = await Promise.all([
-  fromDist('platforms/platform-set') as Promise<typeof import('../src/platforms/platform-set.js')>,
-  fromDist('platforms/url-view') as Promise<typeof import('../src/platforms/url-view.js')>,
-  fromDist('pipeline/batch-processor') as Promise<typeof import('../src/pipeline/batch-processor.js')>,
-  fromDist('pipeline/job-options') as Promise<typeof import('../src/pipeline/job-options.js')>,
-  fromDist('pipeline/job-spec') as Promise<typeof import('../src/pipeline/job-spec.js')>,
-  fromDist('pipeline/output-fields') as Promise<typeof import('../src/pipeline/output-fields.js')>,
-  fromDist('resources/index') as Promise<typeof import('../src/resources/index.js')>,
-  fromDist('config') as Promise<typeof import('../src/config.js')>,
-  fromDist('pipeline/packed-events') as Promise<typeof import('../src/pipeline/packed-events.js')>,
-]);
-
 const lines = parseSize(args.lines);
 const file = await benchLog(lines);
 const bytes = readFileSync(file);
-const platforms = await loadPlatformSet(join(PROJECT_ROOT, 'repos/platforms'), join(PROJECT_ROOT, 'var/cache/hooks'));
+const { platforms, spec, ctx, processBatch } = await benchJob(true);
+const { urlView } = await importBuilt<typeof import('../src/platforms/url-view.js')>('platforms/url-view', true);
 type Platform = typeof platforms.platforms extends ReadonlyMap<string, infer P> ? P : never;
 
-// The worker's job, as worker-path.ts makes it.
-const options = readJobOptions({ 'log-format-ezproxy': FORMAT, 'crypting-salt': 'bench' }, { platforms: new Set(platforms.platforms.keys()) });
-const spec = jobSpec('bench', options.format!, options, {
-  defaultZone: 'Europe/Paris',
-  charset: 'utf-8',
-  columns: computeColumns(options.outputFields, options.stageFields, options.format!.fieldNames),
-  versions: { ezpaarse_version: 'bench', ezpaarse_date: '2024-01-01', platforms_version: 'bench', platforms_date: '2024-01-01' },
-});
-const resources = await loadResources(readConfig());
-const opened = await openResources(resources.data);
-const ctx = createJobContext(spec, { platforms, resources: opened, packer: new EventPacker() });
-
 /** Batches as the service makes them (256 KB of whole lines, each its own buffer). */
-function* batches(): Generator<Buffer> {
-  for (let pos = 0; pos < bytes.length;) {
-    let end = Math.min(bytes.length, pos + 256 * 1024);
-    if (end < bytes.length) end = bytes.lastIndexOf(10, end) + 1 || bytes.length;
-    yield Buffer.from(new Uint8Array(bytes.subarray(pos, end)));
-    pos = end;
-  }
-}
+const batches = (): Generator<Uint8Array> => batchesOf(bytes, 256 * 1024);
 
-function eachLine(buf: Buffer, fn: (line: string) => void): void {
+function eachLine(batch: Uint8Array, fn: (line: string) => void): void {
+  const buf = Buffer.from(batch.buffer, batch.byteOffset, batch.byteLength);
   for (let start = 0; start < buf.length;) {
     let end = buf.indexOf(10, start);
     if (end < 0) end = buf.length;

@@ -13,12 +13,10 @@
  * line numbers.
  */
 import { createHash } from 'node:crypto';
-import { existsSync, readFileSync } from 'node:fs';
-import { join } from 'node:path';
+import { readFileSync } from 'node:fs';
 import { parseArgs } from 'node:util';
-import { pathToFileURL } from 'node:url';
-import { PROJECT_ROOT } from '../src/paths.js';
-import { benchLog, ceiling, FORMAT, label, log, median, optionalSize, parseSize, requireShared } from './common.js';
+import { benchLog, ceiling, label, log, median, optionalSize, parseSize, requireShared } from './common.js';
+import { batchesOf, benchJob } from './bench-job.js';
 
 const { values: args } = parseArgs({
   options: {
@@ -33,35 +31,9 @@ const { values: args } = parseArgs({
 });
 requireShared();
 
-type Modules = [
-  typeof import('../src/platforms/platform-set.js'),
-  typeof import('../src/pipeline/batch-processor.js'),
-  typeof import('../src/pipeline/job-options.js'),
-  typeof import('../src/pipeline/job-spec.js'),
-  typeof import('../src/pipeline/output-fields.js'),
-  typeof import('../src/resources/index.js'),
-  typeof import('../src/config.js'),
-  typeof import('../src/pipeline/packed-events.js'),
-];
-const paths = ['platforms/platform-set', 'pipeline/batch-processor', 'pipeline/job-options', 'pipeline/job-spec', 'pipeline/output-fields', 'resources/index', 'config', 'pipeline/packed-events'];
-if (args.dist && !existsSync(join(PROJECT_ROOT, 'dist/src/server.js'))) throw new Error('dist/ is missing: npm run build');
-const [{ loadPlatformSet }, { createJobContext, processBatch }, { readJobOptions }, { jobSpec }, { computeColumns }, { loadResources, openResources }, { readConfig }, { unpackEvents, EventPacker }] = (await Promise.all(
-  paths.map((p) => import(args.dist ? pathToFileURL(join(PROJECT_ROOT, 'dist/src', `${p}.js`)).href : `../src/${p}.js`)),
-)) as Modules;
-
 const lines = parseSize(args.lines);
 const file = await benchLog(lines, optionalSize(args.users));
-const platforms = await loadPlatformSet(join(PROJECT_ROOT, 'repos/platforms'), join(PROJECT_ROOT, 'var/cache/hooks'));
-// A fixed salt: the digest must not change from one run to the next.
-const options = readJobOptions({ 'log-format-ezproxy': FORMAT, 'crypting-salt': 'bench' }, { platforms: new Set(platforms.platforms.keys()) });
-const spec = jobSpec('bench', options.format!, options, {
-  defaultZone: 'Europe/Paris',
-  charset: 'utf-8',
-  columns: computeColumns(options.outputFields, options.stageFields, options.format!.fieldNames),
-  versions: { ezpaarse_version: 'bench', ezpaarse_date: '2024-01-01', platforms_version: 'bench', platforms_date: '2024-01-01' },
-});
-const resources = await loadResources(readConfig());
-const plainCtx = createJobContext(spec, { platforms, resources: await openResources(resources.data), packer: new EventPacker() });
+const { ctx: plainCtx, processBatch, unpackEvents } = await benchJob(args.dist);
 
 /** Time (ns) and calls of each stage and of the serialiser, when timed (`--stages`). */
 const stageTimes = new Map<string, { ns: number; calls: number }>();
@@ -86,16 +58,6 @@ const ctx: typeof plainCtx = args.stages
 const bytes = readFileSync(file);
 const batchBytes = Number(args['batch-bytes']);
 
-/** Batches as the service makes them: whole lines, about batchBytes each, each with its own buffer. */
-function* batches(): Generator<Uint8Array> {
-  for (let pos = 0; pos < bytes.length;) {
-    let end = Math.min(bytes.length, pos + batchBytes);
-    if (end < bytes.length) end = bytes.lastIndexOf(10, end) + 1 || bytes.length;
-    yield new Uint8Array(bytes.subarray(pos, end));
-    pos = end;
-  }
-}
-
 const times: number[] = [];
 const cpuTimes: number[] = [];
 const ratios: number[] = [];
@@ -110,7 +72,7 @@ for (let round = 0; round < Number(args.repeat); round++) {
   for (const entry of stageTimes.values()) { entry.ns = 0; entry.calls = 0; }
   const t0 = performance.now();
   const cpu0 = process.cpuUsage();
-  for (const batch of batches()) {
+  for (const batch of batchesOf(bytes, batchBytes)) {
     const r = processBatch(ctx, batch, seq++);
     events += r.events.count;
     for (const e of unpackEvents(r.events)) hash.update(e.text).update(e.denied ? '\n1' : '\n0');

@@ -25,7 +25,7 @@
 import { createHmac, hash as oneShot } from 'node:crypto';
 import { readFileSync } from 'node:fs';
 import { parseArgs } from 'node:util';
-import { benchLog, label, log, median, parseSize, requireShared } from './common.js';
+import { benchLog, FORMAT, label, log, median, parseSize, requireShared } from './common.js';
 import { batchesOf, benchJob, importBuilt } from './bench-job.js';
 
 const { values: args } = parseArgs({
@@ -41,6 +41,7 @@ const file = await benchLog(lines);
 const bytes = readFileSync(file);
 const { platforms, spec, ctx, processBatch } = await benchJob(true);
 const { urlView } = await importBuilt<typeof import('../src/platforms/url-view.js')>('platforms/url-view', true);
+const { compileFormat } = await importBuilt<typeof import('../src/pipeline/formats/compile.js')>('pipeline/formats/compile', true);
 type Platform = typeof platforms.platforms extends ReadonlyMap<string, infer P> ? P : never;
 
 /** Batches as the service makes them (256 KB of whole lines, each its own buffer). */
@@ -89,7 +90,10 @@ function ceilingRound(): void {
   }
 }
 
-const FORMAT_RE = /^([a-zA-Z0-9.\-:]+(?:, ?[a-zA-Z0-9.\-:]+)*) ([a-zA-Z0-9\-]+) ([a-zA-Z0-9@.\-_%,=]+) \[([^\]]+)\] "[A-Z]+ ([^ ]+) [^ ]+" ([0-9]+) ([0-9]+)$/;
+// the job's own format regex, its groups read by position
+const format = compileFormat('ezproxy', FORMAT);
+const group = (name: string): number => format.groups.indexOf(name) + 1;
+const [HOST, LOGIN, DATETIME, URL, STATUS] = ['host', 'login', 'datetime', 'url', 'status'].map(group);
 const STATIC = new Set(['otf', 'css', 'gif', 'jpg', 'jpeg', 'png', 'js', 'woff', 'woff2', 'ttf', 'eot', 'map']);
 const MONTHS: Record<string, string> = { Jan: '01', Feb: '02', Mar: '03', Apr: '04', May: '05', Jun: '06', Jul: '07', Aug: '08', Sep: '09', Oct: '10', Nov: '11', Dec: '12' };
 const SPECIAL = /[";\r\n]/;
@@ -135,10 +139,10 @@ function plainRound(rules: boolean): number {
   for (const batch of batches()) {
     let at = 0;
     eachLine(batch, (line) => {
-      const m = FORMAT_RE.exec(line);
+      const m = format.regex.exec(line);
       if (m === null) return;
-      const raw = m[5];
-      const d = m[4];
+      const raw = m[URL];
+      const d = m[DATETIME];
       const minuteKey = d.slice(0, 17) + d.slice(20);
       let minute = minutes.get(minuteKey);
       if (minute === undefined) {
@@ -153,9 +157,9 @@ function plainRound(rules: boolean): number {
       if (queryAt < 0) queryAt = raw.length;
       const dot = raw.lastIndexOf('.', queryAt - 1);
       if (dot > raw.lastIndexOf('/', queryAt - 1) && STATIC.has(raw.slice(dot + 1, queryAt).toLowerCase())) return;
-      const status = m[6];
+      const status = m[STATUS];
       if (status !== '200' && status !== '304' && status !== '401' && status !== '403' && status !== '301' && status !== '302') return;
-      const client = m[1];
+      const client = m[HOST];
       if (robots.has(client) || ignoredDomains.has(host)) return;
       const candidates = platforms.router.lookup(host, false);
       if (candidates.length === 0) return;
@@ -168,15 +172,15 @@ function plainRound(rules: boolean): number {
       }
       if (answer === undefined) return;
       const { platform: p, fields } = answer;
-      const login = m[3];
+      const login = m[LOGIN];
       clicks.set(login + '|' + (fields!.unitid ?? raw) + '|' + (fields!.mime ?? ''), ts);
       if (clicks.size > 5000) clicks.clear();
       let country = countries.get(client);
       if (country === undefined) countries.set(client, country = 'FR');
       let cryptedLogin = crypted.get(login);
       if (cryptedLogin === undefined) crypted.set(login, cryptedLogin = createHmac('sha1', 'bench').update(login).digest('hex'));
-      let cryptedHost = crypted.get(client);
-      if (cryptedHost === undefined) crypted.set(client, cryptedHost = createHmac('sha1', 'bench').update(client).digest('hex'));
+      // crypted as the default job crypts it, though not among the default columns
+      if (!crypted.has(client)) crypted.set(client, createHmac('sha1', 'bench').update(client).digest('hex'));
       const logId = oneShot('sha1', line, 'hex');
       const row = minute[0] + ':' + seconds + ';' + minute[1] + ';' + cryptedLogin + ';' + p.name + ';' + cell(p.manifest.longname)
         + ';' + cell(p.manifest.publisher_name) + ';' + cell(fields!.rtype) + ';' + cell(fields!.mime) + ';' + cell(fields!.print_identifier)
@@ -202,7 +206,6 @@ log(`floors of a worker's path on ${label(lines)} lines (${file}), in one proces
 const events = { plain: 0, worker: 0 };
 const warm = cpuOf(() => { events.plain = plainRound(true); });
 log(`  warm-up (+rules, fills the platforms' answers): ${perLine(warm)} µs a line, ${events.plain} events`);
-const ratios = { plain: [] as number[], rules: [] as number[], worker: [] as number[] };
 const micros = { ceiling: [] as number[], plain: [] as number[], rules: [] as number[], worker: [] as number[] };
 for (let round = 1; round <= Number(args.rounds); round++) {
   Object.assign(matchTimes, { answers: 0, answerNs: 0, misses: 0, missNs: 0 });
@@ -211,12 +214,11 @@ for (let round = 1; round <= Number(args.rounds); round++) {
   const r = cpuOf(() => plainRound(true));
   const w = cpuOf(() => { events.worker = workerRound(); });
   for (const [k, ms] of [['ceiling', c], ['plain', p], ['rules', r], ['worker', w]] as const) micros[k].push(ms * 1000 / lines);
-  ratios.plain.push(p / c);
-  ratios.rules.push(r / c);
-  ratios.worker.push(w / c);
   log(`  round ${round}: ceiling ${perLine(c)} µs a line; plain ${perLine(p)} (${(p / c).toFixed(2)} x); +rules ${perLine(r)} (${(r / c).toFixed(2)} x); worker ${perLine(w)} (${(w / c).toFixed(2)} x)`);
   if (args['match-times']) {
     log(`    match: ${matchTimes.answers} answers, ${(matchTimes.answerNs / matchTimes.answers / 1000).toFixed(2)} µs each; ${matchTimes.misses} misses, ${(matchTimes.missNs / matchTimes.misses / 1000).toFixed(2)} µs each`);
   }
 }
-log(`medians, µs of CPU a line: ceiling ${median(micros.ceiling).toFixed(2)}, plain ${median(micros.plain).toFixed(2)} (${median(ratios.plain).toFixed(2)} x the ceiling), +rules ${median(micros.rules).toFixed(2)} (${median(ratios.rules).toFixed(2)} x), worker ${median(micros.worker).toFixed(2)} (${median(ratios.worker).toFixed(2)} x); events: plain ${events.plain}, worker ${events.worker}`);
+/** The median of a path's per-round ratios to that round's ceiling. */
+const ratio = (k: 'plain' | 'rules' | 'worker'): string => median(micros[k].map((us, i) => us / micros.ceiling[i])).toFixed(2);
+log(`medians, µs of CPU a line: ceiling ${median(micros.ceiling).toFixed(2)}, plain ${median(micros.plain).toFixed(2)} (${ratio('plain')} x the ceiling), +rules ${median(micros.rules).toFixed(2)} (${ratio('rules')} x), worker ${median(micros.worker).toFixed(2)} (${ratio('worker')} x); events: plain ${events.plain}, worker ${events.worker}`);

@@ -1,5 +1,5 @@
 import { readFile, readdir, writeFile, mkdir, stat, rename } from 'node:fs/promises';
-import { createHash } from 'node:crypto';
+import { createHash, randomBytes } from 'node:crypto';
 import { join } from 'node:path';
 import { pathToFileURL } from 'node:url';
 import { createRequire } from 'node:module';
@@ -59,10 +59,9 @@ export async function holdsFiles(dir: string): Promise<boolean> {
   return entries.some((e) => e.isFile());
 }
 
-async function readTables(dir: string): Promise<Record<string, Record<string, string>>> {
+/** The JSON files of a platform's `tables` folder, by name. */
+async function readTables(folder: string): Promise<Record<string, Record<string, string>>> {
   const tables: Record<string, Record<string, string>> = {};
-  const folder = join(dir, 'tables');
-  if (!(await exists(folder))) return tables;
   for (const file of (await readdir(folder)).sort()) {
     if (!file.endsWith('.json')) continue;
     const data = JSON.parse(await readFile(join(folder, file), 'utf8')) as Record<string, unknown>;
@@ -82,8 +81,9 @@ async function prepareHooks(file: string, cacheDir: string): Promise<string> {
   if (!(await exists(out))) {
     const js = await transform(code, { loader: 'ts', format: 'esm', target: 'node20', sourcefile: file });
     await mkdir(cacheDir, { recursive: true });
-    // Written aside then renamed: several processes may prepare the same hooks at once.
-    const tmp = `${out}.${process.pid}.tmp`;
+    // Written aside then renamed: several processes, or platforms of one process read at once
+    // (READ_AHEAD), may prepare the same hooks together.
+    const tmp = `${out}.${process.pid}.${randomBytes(4).toString('hex')}.tmp`;
     await writeFile(tmp, js.code);
     await rename(tmp, out);
   }
@@ -92,28 +92,49 @@ async function prepareHooks(file: string, cacheDir: string): Promise<string> {
 
 /** Reads one platform folder; throws with a message naming what is wrong. */
 export async function readPlatformFolder(dir: string, cacheDir: string): Promise<PlatformSource | undefined> {
-  const manifestFile = join(dir, 'manifest.json');
-  if (!(await exists(manifestFile))) return undefined;
-  const manifest = checkManifest(JSON.parse(await readFile(manifestFile, 'utf8')), dir);
-  for (const name of RULE_FILES) {
-    const file = join(dir, name);
-    if (!(await exists(file))) continue;
-    const text = await readFile(file, 'utf8');
-    const rules = (name.endsWith('.json') ? JSON.parse(text) : parseYaml(text, { merge: true })) as RulesFileSpec;
-    const hooksFile = (await exists(join(dir, 'hooks.ts'))) ? join(dir, 'hooks.ts')
-      : (await exists(join(dir, 'hooks.js'))) ? join(dir, 'hooks.js') : undefined;
+  // one listing instead of a stat a file name: a service reads some 650 folders at each start
+  const entries = await readdir(dir).catch((err: NodeJS.ErrnoException) => {
+    if (err.code === 'ENOENT' || err.code === 'ENOTDIR') return [];
+    throw err;
+  });
+  const has = new Set(entries);
+  if (!has.has('manifest.json')) return undefined;
+  const manifest = checkManifest(JSON.parse(await readFile(join(dir, 'manifest.json'), 'utf8')), dir);
+  const hooksFile = has.has('hooks.ts') ? join(dir, 'hooks.ts') : has.has('hooks.js') ? join(dir, 'hooks.js') : undefined;
+  const tables = () => (has.has('tables') ? readTables(join(dir, 'tables')) : Promise.resolve({}));
+  const rulesName = RULE_FILES.find((name) => has.has(name));
+  if (rulesName !== undefined) {
+    const text = await readFile(join(dir, rulesName), 'utf8');
+    const rules = (rulesName.endsWith('.json') ? JSON.parse(text) : parseYaml(text, { merge: true })) as RulesFileSpec;
     return {
-      dir, manifest, kind: 'rules', rules, tables: await readTables(dir),
+      dir, manifest, kind: 'rules', rules, tables: await tables(),
       hooksModule: hooksFile ? await prepareHooks(hooksFile, cacheDir) : undefined,
     };
   }
-  const hooksTs = join(dir, 'hooks.ts');
-  if (await exists(hooksTs)) {
-    return { dir, manifest, kind: 'rules', tables: await readTables(dir), hooksModule: await prepareHooks(hooksTs, cacheDir) };
+  if (has.has('hooks.ts')) {
+    return { dir, manifest, kind: 'rules', tables: await tables(), hooksModule: await prepareHooks(join(dir, 'hooks.ts'), cacheDir) };
   }
-  const parserFile = join(dir, 'parser.js');
-  if (await exists(parserFile)) return { dir, manifest, kind: 'ezpaarse', tables: {}, parserFile };
+  if (has.has('parser.js')) return { dir, manifest, kind: 'ezpaarse', tables: {}, parserFile: join(dir, 'parser.js') };
   throw new Error(`${dir}: no rules.yaml, hooks.ts or parser.js`);
+}
+
+/** Platform folders read at once while the ones before them are checked. */
+const READ_AHEAD = 16;
+
+/** `fn` over `items`, at most `limit` calls running at once, the outcomes given in the items' order. */
+async function* inOrder<T, R>(items: readonly T[], limit: number, fn: (item: T) => Promise<R>): AsyncGenerator<{ item: T; value?: R; error?: unknown }> {
+  const running: Array<Promise<{ value?: R; error?: unknown }> | undefined> = [];
+  const start = (i: number) => {
+    // settled at once: a failure waits for its turn without being an unhandled rejection
+    if (i < items.length) running[i] = fn(items[i]).then((value) => ({ value }), (error: unknown) => ({ error: error ?? new Error('failed') }));
+  };
+  for (let i = 0; i < limit; i++) start(i);
+  for (let i = 0; i < items.length; i++) {
+    const outcome = await running[i]!;
+    running[i] = undefined;
+    start(i + limit);
+    yield { item: items[i], ...outcome };
+  }
 }
 
 /**
@@ -139,10 +160,12 @@ export async function readPlatformSources(root: string | readonly string[], cach
       .filter((e) => e.isDirectory() && !/^[._]/.test(e.name) && (!only || only.has(e.name)))
       .map((e) => e.name)
       .sort();
-    for (const name of names) {
-      const dir = join(base, name);
+    // read a few folders at once (one after the other, a start waited on its file system calls
+    // in turn: about 1.3 of its 5 s), then kept, checked and compiled in their order
+    const dirs = names.map((name) => join(base, name));
+    for await (const { item: dir, value: source, error } of inOrder(dirs, READ_AHEAD, (d) => readPlatformFolder(d, cacheDir))) {
       try {
-        const source = await readPlatformFolder(dir, cacheDir);
+        if (error !== undefined) throw error;
         if (!source) continue;
         const kept = seen.get(source.manifest.name);
         if (kept !== undefined) {

@@ -56,3 +56,29 @@ t.test('a community parser.js compiled at its first event: one that cannot load 
   t.same(works.match({ url: 'http://works.example.org/7' }, undefined), { rtype: 'BOOK', unitid: '7' });
   await t.rejects(compilePlatform(sources[0]), /does not export execute/, 'compiled now, the error is thrown now');
 });
+
+t.test('folders read several at once: sources and problems in the folders\' order, shared hooks prepared once each', async (t) => {
+  // more folders than are read at once, broken ones among them, and the same hooks in several
+  const hooks = "export const parse = ({ view }: { view?: { pathname: string } }) => ({ rtype: 'BOOK', unitid: view?.pathname.slice(1) });\n";
+  const tree: Record<string, Record<string, string>> = {};
+  const names = Array.from({ length: 40 }, (_, i) => `p${String(i).padStart(2, '0')}`);
+  for (const [i, name] of names.entries()) {
+    tree[name] = i % 7 === 3 ? { 'manifest.json': manifest(name) } // no rules: a problem
+      : i % 5 === 1 ? { 'manifest.json': manifest(name), 'hooks.ts': hooks }
+        : { 'manifest.json': manifest(name), 'rules.yaml': rules("path: '^/a'") };
+  }
+  // the same name in two folders: the first in order is kept
+  tree.q00 = { 'manifest.json': manifest('p00'), 'rules.yaml': rules("path: '^/b'") };
+  const root = t.testdir(tree);
+  const { sources, problems, shadowed } = await readPlatformSources(root, join(root, '.cache'));
+  const broken = names.filter((_, i) => i % 7 === 3);
+  t.same(sources.map((s) => s.manifest.name), names.filter((n) => !broken.includes(n)), 'the sources in the folders\' order');
+  t.same(problems.map((p) => p.folder.slice(root.length + 1)), broken, 'the problems in the folders\' order');
+  for (const p of problems) t.match(p.message, /no rules\.yaml, hooks\.ts or parser\.js/);
+  t.same(shadowed.map((d) => d.slice(root.length + 1)), ['q00']);
+  const withHooks = sources.filter((s) => s.hooksModule);
+  t.equal(withHooks.length, 7);
+  t.equal(new Set(withHooks.map((s) => s.hooksModule)).size, 1, 'one transpiled copy for the same code');
+  const p01 = await compilePlatform(withHooks[0], true);
+  t.same(p01.match({ url: 'http://p01.example.org/x9' }, urlView('http://p01.example.org/x9')), { rtype: 'BOOK', unitid: 'x9' });
+});

@@ -3,9 +3,9 @@ import { createHash, randomBytes } from 'node:crypto';
 import { join } from 'node:path';
 import { pathToFileURL } from 'node:url';
 import { createRequire } from 'node:module';
-import { parse as parseYaml } from 'yaml';
 import { transform } from 'esbuild';
 import { checkManifest, routingOrder, type PlatformManifest } from './manifest.js';
+import { ParsedRulesCache, parseRulesYaml } from './parsed-rules.js';
 import { compileRules, countRules, type PlatformMatcher } from './rules/compile.js';
 import type { HooksModule, RulesFileSpec, Fields } from './rules/types.js';
 import type { Tables } from './rules/transforms.js';
@@ -90,8 +90,11 @@ async function prepareHooks(file: string, cacheDir: string): Promise<string> {
   return out;
 }
 
-/** Reads one platform folder; throws with a message naming what is wrong. */
-export async function readPlatformFolder(dir: string, cacheDir: string): Promise<PlatformSource | undefined> {
+/**
+ * Reads one platform folder; throws with a message naming what is wrong. `parsed`: rules files
+ * parsed by earlier reads (readPlatformSources keeps them in `cacheDir`).
+ */
+export async function readPlatformFolder(dir: string, cacheDir: string, parsed?: ParsedRulesCache): Promise<PlatformSource | undefined> {
   // one listing instead of a stat a file name: a service reads some 650 folders at each start
   const entries = await readdir(dir).catch((err: NodeJS.ErrnoException) => {
     if (err.code === 'ENOENT' || err.code === 'ENOTDIR') return [];
@@ -105,7 +108,7 @@ export async function readPlatformFolder(dir: string, cacheDir: string): Promise
   const rulesName = RULE_FILES.find((name) => has.has(name));
   if (rulesName !== undefined) {
     const text = await readFile(join(dir, rulesName), 'utf8');
-    const rules = (rulesName.endsWith('.json') ? JSON.parse(text) : parseYaml(text, { merge: true })) as RulesFileSpec;
+    const rules = (rulesName.endsWith('.json') ? JSON.parse(text) : parsed ? parsed.parse(text) : parseRulesYaml(text)) as RulesFileSpec;
     return {
       dir, manifest, kind: 'rules', rules, tables: await tables(),
       hooksModule: hooksFile ? await prepareHooks(hooksFile, cacheDir) : undefined,
@@ -146,6 +149,9 @@ async function* inOrder<T, R>(items: readonly T[], limit: number, fn: (item: T) 
  * Rules are compiled here once, and the result dropped: the workers compile them again, but rules
  * that cannot compile (an invalid regular expression, an unknown key) must be reported by the
  * thread that reads them, not left out silently by every worker.
+ *
+ * `cacheDir` keeps what reading makes: transpiled hooks, and the rules files as parsed
+ * (parsed-rules.ts).
  */
 export async function readPlatformSources(root: string | readonly string[], cacheDir: string, only?: ReadonlySet<string>): Promise<LoadedSources> {
   const sources: PlatformSource[] = [];
@@ -154,6 +160,7 @@ export async function readPlatformSources(root: string | readonly string[], cach
   const shadowedBy = new Map<string, string>();
   /** platform name → the folder it was read from */
   const seen = new Map<string, string>();
+  const parsed = await ParsedRulesCache.open(cacheDir);
   for (const base of typeof root === 'string' ? [root] : root) {
     const entries = await readdir(base, { withFileTypes: true });
     const names = entries
@@ -163,7 +170,7 @@ export async function readPlatformSources(root: string | readonly string[], cach
     // read a few folders at once (one after the other, a start waited on its file system calls
     // in turn: about 1.3 of its 5 s), then kept, checked and compiled in their order
     const dirs = names.map((name) => join(base, name));
-    for await (const { item: dir, value: source, error } of inOrder(dirs, READ_AHEAD, (d) => readPlatformFolder(d, cacheDir))) {
+    for await (const { item: dir, value: source, error } of inOrder(dirs, READ_AHEAD, (d) => readPlatformFolder(d, cacheDir, parsed))) {
       try {
         if (error !== undefined) throw error;
         if (!source) continue;
@@ -182,6 +189,7 @@ export async function readPlatformSources(root: string | readonly string[], cach
       }
     }
   }
+  await parsed.save(!only);
   return { sources, problems, shadowed, shadowedBy };
 }
 

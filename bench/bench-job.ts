@@ -32,7 +32,7 @@ export async function benchJob(fromDist: boolean) {
   const [{ loadPlatformSet }, { createJobContext, processBatch }, { readJobOptions }, { jobSpec }, { computeColumns }, { loadResources, openResources }, { readConfig }, { unpackEvents, EventPacker }] = (await Promise.all(
     PATHS.map((p) => importBuilt(p, fromDist)),
   )) as Modules;
-  const platforms = await loadPlatformSet(join(PROJECT_ROOT, 'repos/platforms'), join(PROJECT_ROOT, 'var/cache/hooks'));
+  const platforms = await loadPlatformSet(join(PROJECT_ROOT, 'repos/platforms'), join(PROJECT_ROOT, 'var/cache/platforms'));
   const options = readJobOptions({ 'log-format-ezproxy': FORMAT, 'crypting-salt': 'bench' }, { platforms: new Set(platforms.platforms.keys()) });
   const spec = jobSpec('bench', options.format!, options, {
     defaultZone: 'Europe/Paris',

@@ -51,7 +51,7 @@ interface Input {
 const sharedDir = join(SHARED_DIR, 'platforms');
 const csvDir = values.dir ?? (existsSync(sharedDir) ? sharedDir : join(PROJECT_ROOT, 'repos', 'platforms'));
 const t0 = performance.now();
-const set = await loadPlatformSet(join(PROJECT_ROOT, 'repos', 'platforms'), join(PROJECT_ROOT, 'var', 'cache', 'hooks'));
+const set = await loadPlatformSet(join(PROJECT_ROOT, 'repos', 'platforms'), join(PROJECT_ROOT, 'var', 'cache', 'platforms'));
 const compileMs = performance.now() - t0;
 const rows = (await readConformanceTree(csvDir)).filter((r) => r.input.url && /^https?:\/\//.test(r.input.url));
 const resources: Input[] = rows.map((r) => {

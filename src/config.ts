@@ -98,6 +98,8 @@ export interface Config {
   readonly geoipDb?: string;
   /** where the slim copy of the geolocation database is kept (GEOIP_CACHE_DIR; default var/cache/geoip) */
   readonly geoipCacheDir: string;
+  /** where reading the platforms keeps transpiled hooks and parsed rules (PLATFORMS_CACHE_DIR; default var/cache/platforms) */
+  readonly platformsCacheDir: string;
   /** campus networks besides the private ones (ON_CAMPUS_RANGES: `range,range;label=range,…`) */
   readonly onCampusRanges?: string;
   /** the default per-event chain (MIDDLEWARES, comma list); undefined = the built-in default */
@@ -472,6 +474,7 @@ export function readConfig(env: NodeJS.ProcessEnv = process.env, overrides: Part
     pkbDirs: dirs(env, 'PKB_DIRS'),
     geoipDb: geoipDb(env),
     geoipCacheDir: dir(env, 'GEOIP_CACHE_DIR', join(varDir, 'cache', 'geoip')),
+    platformsCacheDir: dir(env, 'PLATFORMS_CACHE_DIR', join(varDir, 'cache', 'platforms')),
     onCampusRanges: campusSetting(env),
     middlewares: middlewareList(env.MIDDLEWARES),
     auth: {

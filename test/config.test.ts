@@ -98,7 +98,7 @@ t.test('folder settings name folders that exist', async (t) => {
   t.equal(c.predefinedSettingsDir, join(here, 'a'));
 });
 
-t.test('the platforms folder, REPOS_DIR and APP_DIR must exist; VAR_DIR, GEOIP_CACHE_DIR and REPOS_DIR\'s other parts may not yet', async (t) => {
+t.test('the platforms folder, REPOS_DIR and APP_DIR must exist; VAR_DIR, the cache folders and REPOS_DIR\'s other parts may not yet', async (t) => {
   const here = t.testdir({ platforms: {}, repos: { platforms: {} }, 'repos-without-platforms': { resources: {} }, file: 'x' });
   t.throws(() => readConfig({ PLATFORMS_DIR: '/nonexistent/platforms' }), /^PLATFORMS_DIR: the folder \/nonexistent\/platforms does not exist: create it or correct PLATFORMS_DIR$/);
   t.throws(() => readConfig({ PLATFORMS_DIR: join(here, 'file') }), /^PLATFORMS_DIR: .*file is not a folder/);
@@ -108,7 +108,9 @@ t.test('the platforms folder, REPOS_DIR and APP_DIR must exist; VAR_DIR, GEOIP_C
   t.throws(() => readConfig({ APP_DIR: '/nonexistent/app' }), /^APP_DIR: the folder \/nonexistent\/app does not exist: create it or correct APP_DIR$/);
   for (const env of [{ PLATFORMS_DIR: '/x' }, { REPOS_DIR: '/x' }, { APP_DIR: '/x' }]) t.throws(() => readConfig(env), StartError);
 
-  const c = readConfig({ REPOS_DIR: join(here, 'repos'), VAR_DIR: join(here, 'new', 'var'), GEOIP_CACHE_DIR: join(here, 'new', 'geoip'), APP_DIR: here });
+  const c = readConfig({ REPOS_DIR: join(here, 'repos'), VAR_DIR: join(here, 'new', 'var'), GEOIP_CACHE_DIR: join(here, 'new', 'geoip'), PLATFORMS_CACHE_DIR: join(here, 'new', 'platforms'), APP_DIR: here });
+  t.same([c.geoipCacheDir, c.platformsCacheDir], [join(here, 'new', 'geoip'), join(here, 'new', 'platforms')]);
+  t.equal(readConfig({ REPOS_DIR: join(here, 'repos'), VAR_DIR: join(here, 'v') }).platformsCacheDir, join(here, 'v', 'cache', 'platforms'), 'by default under VAR_DIR');
   t.equal(c.platformsDir, join(here, 'repos', 'platforms'), 'an empty platforms folder, no middlewares/ nor resources/ (their first update makes them)');
   t.equal(c.varDir, join(here, 'new', 'var'), 'VAR_DIR is made at start');
   t.equal(c.updates.appDir, here);

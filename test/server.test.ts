@@ -15,12 +15,12 @@ import { PROJECT_ROOT } from '../src/paths.js';
 import { open, readFile, writeFile } from 'node:fs/promises';
 import Database from 'better-sqlite3';
 import { ADMIN, basic } from './helpers/accounts.js';
-import { SHARED_GEOIP_CACHE } from './helpers/geoip-cache.js';
+import { SHARED_GEOIP_CACHE, SHARED_PLATFORMS_CACHE } from './helpers/shared-caches.js';
 
 /** Starts `src/server.ts` in its own process; resolves with its URL once it listens. */
 async function startServer(varDir: string, env: Record<string, string> = {}): Promise<{ child: ChildProcess; url: string; output: () => string }> {
   const child = spawn(process.execPath, ['--import=tsx', join(PROJECT_ROOT, 'src', 'server.ts')], {
-    env: { ...process.env, PORT: '0', HOST: '127.0.0.1', VAR_DIR: varDir, GEOIP_CACHE_DIR: SHARED_GEOIP_CACHE, POOL_THREADS: '1', LOG_LEVEL: 'info', ...env },
+    env: { ...process.env, PORT: '0', HOST: '127.0.0.1', VAR_DIR: varDir, GEOIP_CACHE_DIR: SHARED_GEOIP_CACHE, PLATFORMS_CACHE_DIR: SHARED_PLATFORMS_CACHE, POOL_THREADS: '1', LOG_LEVEL: 'info', ...env },
     stdio: ['ignore', 'pipe', 'pipe'],
   });
   let out = '';
@@ -187,7 +187,7 @@ t.test('kill -9 during a job: after a restart the database is intact, the job is
 /** Runs `src/server.ts` expecting it to refuse to start: its exit code and output. */
 async function failedStart(env: Record<string, string>): Promise<{ code: number | null; output: string }> {
   const child = spawn(process.execPath, ['--import=tsx', join(PROJECT_ROOT, 'src', 'server.ts')], {
-    env: { ...process.env, PORT: '0', HOST: '127.0.0.1', GEOIP_CACHE_DIR: SHARED_GEOIP_CACHE, POOL_THREADS: '1', LOG_LEVEL: 'info', ...env },
+    env: { ...process.env, PORT: '0', HOST: '127.0.0.1', GEOIP_CACHE_DIR: SHARED_GEOIP_CACHE, PLATFORMS_CACHE_DIR: SHARED_PLATFORMS_CACHE, POOL_THREADS: '1', LOG_LEVEL: 'info', ...env },
     stdio: ['ignore', 'pipe', 'pipe'],
   });
   let output = '';

@@ -67,7 +67,7 @@ const csvDir = resolve(values.dir ?? (!values.platforms?.length && existsSync(sh
 const only = values.platform ? new Set(values.platform.flatMap((p) => p.split(',')).map((p) => p.trim()).filter(Boolean)) : undefined;
 
 const report = await runConformance({
-  platformsDirs, csvDir, only, cacheDir: join(PROJECT_ROOT, 'var', 'cache', 'hooks'),
+  platformsDirs, csvDir, only, cacheDir: join(PROJECT_ROOT, 'var', 'cache', 'platforms'),
   routing: values.routing, allowWildcards: values.wildcards,
 });
 for (const p of report.set.problems) console.log(`PROBLEM ${p.folder}: ${p.message}`);

@@ -189,7 +189,7 @@ export async function readPlatformSources(root: string | readonly string[], cach
       }
     }
   }
-  await parsed.save(!only);
+  await parsed.save();
   return { sources, problems, shadowed, shadowedBy };
 }
 

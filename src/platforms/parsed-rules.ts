@@ -1,17 +1,28 @@
 import { createHash, randomBytes } from 'node:crypto';
-import { mkdir, readFile, rename, writeFile } from 'node:fs/promises';
+import { mkdir, readFile, rename, rm, writeFile } from 'node:fs/promises';
 import { createRequire } from 'node:module';
-import { join } from 'node:path';
+import { dirname, join } from 'node:path';
 import { parse as parseYaml } from 'yaml';
 
 /** Another version of the parser may read a file otherwise: its entries are not used. */
 const PARSER = `yaml ${(createRequire(import.meta.url)('yaml/package.json') as { version: string }).version}`;
 const FILE = 'parsed-rules.json';
 
+/** An entry is dropped once it has not been used for this many days (a rules file changed or gone). */
+export const KEEP_DAYS = 30;
+const DAY_MS = 86_400_000;
+
+interface Entry {
+  /** the rules file as parsed, as JSON */
+  readonly json: string;
+  /** the day (since 1970) of its last use */
+  readonly day: number;
+}
+
 interface CacheFile {
   readonly parser: string;
-  /** the JSON of each rules file as parsed, by the SHA-1 of its text */
-  readonly entries: Record<string, string>;
+  /** by the SHA-1 of the rules file's text */
+  readonly entries: Record<string, Entry>;
 }
 
 /**
@@ -20,64 +31,80 @@ interface CacheFile {
  * 0.6 to 1.5 s of CPU at each start of the service (the parser's code not yet optimised then);
  * reading the same rules as JSON takes about 12 ms. What JSON would not give back the same (an
  * infinite or negative zero number, a value that is not a plain object, array or scalar) is not
- * kept. The cache is only a shortcut: a file that cannot be read or written is parsed as before.
+ * kept. Several sets of platforms may share the folder (a service's, an update's check, tests'),
+ * so an entry goes only once unused for KEEP_DAYS. The cache is only a shortcut: a file that
+ * cannot be read or written is parsed as before.
  */
 export class ParsedRulesCache {
-  /** the entries this read used or added, by key */
-  private readonly used = new Map<string, string>();
-  private added = 0;
+  /** keys of the entries this read used */
+  private readonly used = new Set<string>();
+  /** entries this read parsed */
+  private readonly added = new Map<string, string>();
+  private readonly today: number;
 
-  private constructor(private readonly file: string, private readonly known: ReadonlyMap<string, string>) {}
+  private constructor(private readonly file: string, private readonly known: ReadonlyMap<string, Entry>, now: number) {
+    this.today = Math.floor(now / DAY_MS);
+  }
 
-  static async open(cacheDir: string): Promise<ParsedRulesCache> {
+  /** `now`: the clock (ms), for tests */
+  static async open(cacheDir: string, now = Date.now()): Promise<ParsedRulesCache> {
     const file = join(cacheDir, FILE);
-    const known = new Map<string, string>();
+    const known = new Map<string, Entry>();
     try {
       const data = JSON.parse(await readFile(file, 'utf8')) as Partial<CacheFile> | null;
       if (data?.parser === PARSER && data.entries && typeof data.entries === 'object') {
-        for (const [key, json] of Object.entries(data.entries)) if (typeof json === 'string') known.set(key, json);
+        for (const [key, e] of Object.entries(data.entries)) {
+          if (typeof e?.json === 'string' && Number.isInteger(e.day)) known.set(key, { json: e.json, day: e.day });
+        }
       }
     } catch {
       // none yet, or damaged: every file is parsed, and the cache written anew
     }
-    return new ParsedRulesCache(file, known);
+    return new ParsedRulesCache(file, known, now);
   }
 
   /** A rules file's content, as parseRulesYaml gives it; throws as the parser does. */
   parse(text: string): unknown {
     const key = createHash('sha1').update(text).digest('hex');
-    const json = this.used.get(key) ?? this.known.get(key);
+    const json = this.known.get(key)?.json ?? this.added.get(key);
     if (json !== undefined) {
-      this.used.set(key, json);
+      this.used.add(key);
       return JSON.parse(json);
     }
     const value = parseRulesYaml(text);
     const kept = sameAsJson(value);
-    if (kept !== undefined) {
-      this.used.set(key, kept);
-      this.added++;
-    }
+    if (kept !== undefined) this.added.set(key, kept);
     return value;
   }
 
   /**
-   * Writes the cache when this read changed it. `complete`: every platform was read, so that the
-   * entries it did not use belong to files that changed or went, and are dropped; after a partial
-   * read (some platforms only) they are kept.
+   * Writes the cache when this read changed it: entries added, used for the first time today, or
+   * unused for more than KEEP_DAYS (dropped).
    */
-  async save(complete: boolean): Promise<void> {
-    const dropped = complete ? [...this.known.keys()].filter((k) => !this.used.has(k)).length : 0;
-    if (this.added === 0 && dropped === 0) return;
-    const entries: Record<string, string> = complete ? {} : Object.fromEntries(this.known);
-    for (const [key, json] of this.used) entries[key] = json;
+  async save(): Promise<void> {
+    const entries: Record<string, Entry> = {};
+    let changed = this.added.size > 0;
+    for (const [key, e] of this.known) {
+      if (this.used.has(key)) {
+        entries[key] = e.day === this.today ? e : { json: e.json, day: this.today };
+        changed ||= e.day !== this.today;
+      } else if (this.today - e.day <= KEEP_DAYS) {
+        entries[key] = e;
+      } else {
+        changed = true;
+      }
+    }
+    if (!changed) return;
+    for (const [key, json] of this.added) entries[key] = { json, day: this.today };
     const tmp = `${this.file}.${process.pid}.${randomBytes(4).toString('hex')}.tmp`;
     try {
-      await mkdir(join(this.file, '..'), { recursive: true });
+      await mkdir(dirname(this.file), { recursive: true });
       // written aside then renamed: several processes may read platforms at once
       await writeFile(tmp, JSON.stringify({ parser: PARSER, entries } satisfies CacheFile));
       await rename(tmp, this.file);
     } catch {
       // a read-only folder, a full disk: the next start parses the YAML again
+      await rm(tmp, { force: true }).catch(() => undefined);
     }
   }
 }

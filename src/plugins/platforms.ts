@@ -2,7 +2,6 @@ import fp from 'fastify-plugin';
 import type { FastifyInstance } from 'fastify';
 import { createHash } from 'node:crypto';
 import { readFile } from 'node:fs/promises';
-import { join } from 'node:path';
 import { readPlatformSources, type LoadProblem, type PlatformSource } from '../platforms/loader.js';
 import { ParsingPool } from '../pipeline/parsing-pool.js';
 import { ParsingRuntime, type Lease, type RuntimeSnapshot } from '../pipeline/parsing-runtime.js';
@@ -70,7 +69,7 @@ export async function loadPlatforms(dir: string | readonly string[], cacheDir: s
  * get a new pool while running jobs finish on theirs.
  */
 export default fp(async (app) => {
-  const cacheDir = join(app.config.varDir, 'cache', 'hooks');
+  const cacheDir = app.config.platformsCacheDir;
   const dirs = [app.config.platformsDir, ...app.config.extraPlatformsDirs];
   const runtime = await ParsingRuntime.start<RuntimeData, ParsingPool>({
     load: async () => {

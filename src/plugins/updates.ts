@@ -54,7 +54,7 @@ export default fp<UpdatesPluginOptions>(async (app, opts) => {
     log: app.log,
     onUpdated: async (part) => {
       // Checked before anything is swapped: a throw puts the files back, the loaded platforms stay.
-      if (part === 'platforms') await checkUpdatedPlatforms(app.config.platformsDir, join(app.config.varDir, 'cache', 'hooks'), app.platforms);
+      if (part === 'platforms') await checkUpdatedPlatforms(app.config.platformsDir, app.config.platformsCacheDir, app.platforms);
       if (part === 'middlewares') {
         const loaded = app.platforms.resources.data.middlewares.map((m) => m.name);
         await checkUpdatedMiddlewares(app.config.middlewaresDir, join(app.config.varDir, 'cache', 'middlewares'), new Set(BUILTIN_MIDDLEWARES), loaded);

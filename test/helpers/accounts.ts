@@ -6,7 +6,7 @@ import type { AddressInfo } from 'node:net';
 import type { FastifyInstance, InjectOptions, LightMyRequestResponse } from 'fastify';
 import type { Test } from 'tap';
 import { readConfig } from '../../src/config.js';
-import { SHARED_GEOIP_CACHE } from './geoip-cache.js';
+import { SHARED_GEOIP_CACHE, SHARED_PLATFORMS_CACHE } from './shared-caches.js';
 import { buildApp } from '../../src/app.js';
 
 export interface InjectApp {
@@ -35,7 +35,7 @@ export async function testApp(t: Test, env: Record<string, string> = {}): Promis
       done();
     },
   });
-  const config = readConfig({ VAR_DIR: varDir, PLATFORMS_DIR: platformsDir, POOL_THREADS: '1', GEOIP_CACHE_DIR: SHARED_GEOIP_CACHE, ...env });
+  const config = readConfig({ VAR_DIR: varDir, PLATFORMS_DIR: platformsDir, POOL_THREADS: '1', GEOIP_CACHE_DIR: SHARED_GEOIP_CACHE, PLATFORMS_CACHE_DIR: SHARED_PLATFORMS_CACHE, ...env });
   const app = await buildApp(config, { level: 'trace', stream });
   t.teardown(async () => {
     await app.close();

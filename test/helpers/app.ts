@@ -4,7 +4,7 @@ import { join } from 'node:path';
 import type { FastifyInstance } from 'fastify';
 import { buildApp } from '../../src/app.js';
 import { readConfig, type Config } from '../../src/config.js';
-import { SHARED_GEOIP_CACHE } from './geoip-cache.js';
+import { SHARED_GEOIP_CACHE, SHARED_PLATFORMS_CACHE } from './shared-caches.js';
 
 export interface TestApp {
   readonly app: FastifyInstance;
@@ -29,8 +29,8 @@ export type ConfigOverrides = Partial<Omit<Config, 'limits' | 'pool' | 'jobs'>> 
  */
 export async function startApp(overrides: ConfigOverrides = {}, env: NodeJS.ProcessEnv = {}): Promise<TestApp> {
   const varDir = await mkdtemp(join(tmpdir(), 'logsift-test-'));
-  const base = readConfig({ GEOIP_CACHE_DIR: SHARED_GEOIP_CACHE, ...env, VAR_DIR: varDir, PORT: '0', HOST: '127.0.0.1', POOL_THREADS: env.POOL_THREADS ?? '2' });
-  const config = readConfig({ GEOIP_CACHE_DIR: SHARED_GEOIP_CACHE, ...env, VAR_DIR: varDir, PORT: '0', HOST: '127.0.0.1', POOL_THREADS: env.POOL_THREADS ?? '2' }, {
+  const base = readConfig({ GEOIP_CACHE_DIR: SHARED_GEOIP_CACHE, PLATFORMS_CACHE_DIR: SHARED_PLATFORMS_CACHE, ...env, VAR_DIR: varDir, PORT: '0', HOST: '127.0.0.1', POOL_THREADS: env.POOL_THREADS ?? '2' });
+  const config = readConfig({ GEOIP_CACHE_DIR: SHARED_GEOIP_CACHE, PLATFORMS_CACHE_DIR: SHARED_PLATFORMS_CACHE, ...env, VAR_DIR: varDir, PORT: '0', HOST: '127.0.0.1', POOL_THREADS: env.POOL_THREADS ?? '2' }, {
     ...overrides,
     limits: { ...base.limits, ...(overrides.limits ?? {}) },
     pool: { ...base.pool, ...(overrides.pool ?? {}) },

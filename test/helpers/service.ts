@@ -5,7 +5,7 @@ import type { FastifyInstance } from 'fastify';
 import type { Test } from 'tap';
 import { buildApp, type BuildOptions } from '../../src/app.js';
 import { readConfig, type Config } from '../../src/config.js';
-import { SHARED_GEOIP_CACHE } from './geoip-cache.js';
+import { SHARED_GEOIP_CACHE, SHARED_PLATFORMS_CACHE } from './shared-caches.js';
 
 import { ADMIN, basic } from './accounts.js';
 
@@ -36,7 +36,7 @@ export async function startService(t: Test, root: string, opts: ServiceOptions =
     REPOS_DIR: join(root, 'repos'),
     APP_DIR: join(root, 'no-app-checkout'),
     POOL_THREADS: '1',
-    GEOIP_CACHE_DIR: SHARED_GEOIP_CACHE,
+    GEOIP_CACHE_DIR: SHARED_GEOIP_CACHE, PLATFORMS_CACHE_DIR: SHARED_PLATFORMS_CACHE,
     // these tests post jobs anonymously while an administrator exists
     AUTH_JOBS: 'never',
     ...opts.env,

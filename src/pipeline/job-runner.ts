@@ -1,4 +1,4 @@
-import { mkdir, writeFile, rename, rm } from 'node:fs/promises';
+import { mkdir, rm } from 'node:fs/promises';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { join } from 'node:path';
 import iconv from 'iconv-lite';
@@ -18,6 +18,7 @@ import type { Frame } from './writers/types.js';
 import type { JobOptions } from './job-options.js';
 import { jobSpec, type BatchResult, type EventRecord, type JobFormat, type JobSpec } from './job-spec.js';
 import { CR_ONLY_HINT, forEachLine, lineBatches, withoutLineEnd } from './line-batches.js';
+import { writeFileAside } from '../write-aside.js';
 import type { ParsingPool } from './parsing-pool.js';
 import { BoundedCaller, CallTimeout } from './bounded-call.js';
 import { DeniedFile, type JobOutput } from './job-output.js';
@@ -813,14 +814,11 @@ export class Job {
     if (this.speedSample.at === 0) this.speedSample.at = this.startedAt.getTime();
     this.refreshReport();
     const file = join(this.dir, REPORT_FILE);
-    const tmp = `${file}.${process.pid}.tmp`;
     // The file and the row each on their own: the report routes serve the row's copy when the
     // file is missing or behind it. A failure is said once (the folder may be gone, the disk full).
     try {
-      await writeFile(tmp, JSON.stringify(this.report, null, 2));
-      await rename(tmp, file);
+      await writeFileAside(file, JSON.stringify(this.report, null, 2));
     } catch (err) {
-      await rm(tmp, { force: true }).catch(() => undefined);
       this.warnOnce('report', storageError(err, { file }), err, 'report.json could not be written: the report routes serve the copy in the database');
     }
     if (this.rowFailed) return;

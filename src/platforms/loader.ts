@@ -1,11 +1,12 @@
-import { readFile, readdir, writeFile, mkdir, stat, rename } from 'node:fs/promises';
-import { createHash, randomBytes } from 'node:crypto';
+import { readFile, readdir, mkdir, stat } from 'node:fs/promises';
+import { createHash } from 'node:crypto';
 import { join } from 'node:path';
 import { pathToFileURL } from 'node:url';
 import { createRequire } from 'node:module';
 import { transform } from 'esbuild';
 import { checkManifest, routingOrder, type PlatformManifest } from './manifest.js';
 import { ParsedRulesCache, parseRulesYaml } from './parsed-rules.js';
+import { writeFileAside } from '../write-aside.js';
 import { compileRules, countRules, type PlatformMatcher } from './rules/compile.js';
 import type { HooksModule, RulesFileSpec, Fields } from './rules/types.js';
 import type { Tables } from './rules/transforms.js';
@@ -81,11 +82,8 @@ async function prepareHooks(file: string, cacheDir: string): Promise<string> {
   if (!(await exists(out))) {
     const js = await transform(code, { loader: 'ts', format: 'esm', target: 'node20', sourcefile: file });
     await mkdir(cacheDir, { recursive: true });
-    // Written aside then renamed: several processes, or platforms of one process read at once
-    // (READ_AHEAD), may prepare the same hooks together.
-    const tmp = `${out}.${process.pid}.${randomBytes(4).toString('hex')}.tmp`;
-    await writeFile(tmp, js.code);
-    await rename(tmp, out);
+    // several processes, or platforms of one process read at once (READ_AHEAD), may prepare the same hooks together
+    await writeFileAside(out, js.code);
   }
   return out;
 }
@@ -124,12 +122,14 @@ export async function readPlatformFolder(dir: string, cacheDir: string, parsed?:
 /** Platform folders read at once while the ones before them are checked. */
 const READ_AHEAD = 16;
 
+type Outcome<R> = { readonly ok: true; readonly value: R } | { readonly ok: false; readonly error: unknown };
+
 /** `fn` over `items`, at most `limit` calls running at once, the outcomes given in the items' order. */
-async function* inOrder<T, R>(items: readonly T[], limit: number, fn: (item: T) => Promise<R>): AsyncGenerator<{ item: T; value?: R; error?: unknown }> {
-  const running: Array<Promise<{ value?: R; error?: unknown }> | undefined> = [];
+async function* inOrder<T, R>(items: readonly T[], limit: number, fn: (item: T) => Promise<R>): AsyncGenerator<Outcome<R> & { readonly item: T }> {
+  const running: Array<Promise<Outcome<R>> | undefined> = [];
   const start = (i: number) => {
     // settled at once: a failure waits for its turn without being an unhandled rejection
-    if (i < items.length) running[i] = fn(items[i]).then((value) => ({ value }), (error: unknown) => ({ error: error ?? new Error('failed') }));
+    if (i < items.length) running[i] = fn(items[i]).then((value) => ({ ok: true, value }), (error: unknown) => ({ ok: false, error }));
   };
   for (let i = 0; i < limit; i++) start(i);
   for (let i = 0; i < items.length; i++) {
@@ -170,9 +170,11 @@ export async function readPlatformSources(root: string | readonly string[], cach
     // read a few folders at once (one after the other, a start waited on its file system calls
     // in turn: about 1.3 of its 5 s), then kept, checked and compiled in their order
     const dirs = names.map((name) => join(base, name));
-    for await (const { item: dir, value: source, error } of inOrder(dirs, READ_AHEAD, (d) => readPlatformFolder(d, cacheDir, parsed))) {
+    for await (const read of inOrder(dirs, READ_AHEAD, (d) => readPlatformFolder(d, cacheDir, parsed))) {
+      const dir = read.item;
       try {
-        if (error !== undefined) throw error;
+        if (!read.ok) throw read.error;
+        const source = read.value;
         if (!source) continue;
         const kept = seen.get(source.manifest.name);
         if (kept !== undefined) {

@@ -1,8 +1,9 @@
-import { createHash, randomBytes } from 'node:crypto';
-import { mkdir, readFile, rename, rm, writeFile } from 'node:fs/promises';
+import { createHash } from 'node:crypto';
+import { mkdir, readFile } from 'node:fs/promises';
 import { createRequire } from 'node:module';
 import { dirname, join } from 'node:path';
 import { parse as parseYaml } from 'yaml';
+import { writeFileAside } from '../write-aside.js';
 
 /** Another version of the parser may read a file otherwise: its entries are not used. */
 const PARSER = `yaml ${(createRequire(import.meta.url)('yaml/package.json') as { version: string }).version}`;
@@ -96,15 +97,12 @@ export class ParsedRulesCache {
     }
     if (!changed) return;
     for (const [key, json] of this.added) entries[key] = { json, day: this.today };
-    const tmp = `${this.file}.${process.pid}.${randomBytes(4).toString('hex')}.tmp`;
     try {
       await mkdir(dirname(this.file), { recursive: true });
-      // written aside then renamed: several processes may read platforms at once
-      await writeFile(tmp, JSON.stringify({ parser: PARSER, entries } satisfies CacheFile));
-      await rename(tmp, this.file);
+      // several processes may read platforms at once
+      await writeFileAside(this.file, JSON.stringify({ parser: PARSER, entries } satisfies CacheFile));
     } catch {
       // a read-only folder, a full disk: the next start parses the YAML again
-      await rm(tmp, { force: true }).catch(() => undefined);
     }
   }
 }

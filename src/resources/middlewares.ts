@@ -1,11 +1,12 @@
 import { createHash } from 'node:crypto';
-import { mkdir, readdir, rename, writeFile } from 'node:fs/promises';
+import { mkdir, readdir } from 'node:fs/promises';
 import { join } from 'node:path';
 import { pathToFileURL } from 'node:url';
 import { build } from 'esbuild';
 import type { AccessEvent } from '../pipeline/event.js';
 import { exists } from '../platforms/loader.js';
 import { PROJECT_ROOT } from '../paths.js';
+import { writeFileAside } from '../write-aside.js';
 import type { RejectCategory } from '../pipeline/stages/types.js';
 
 /**
@@ -89,9 +90,7 @@ async function prepare(file: string, baseDir: string, cacheDir: string): Promise
   const out = join(cacheDir, `middleware-${digest}.mjs`);
   if (!(await exists(out))) {
     await mkdir(cacheDir, { recursive: true });
-    const tmp = `${out}.${process.pid}.tmp`;
-    await writeFile(tmp, code);
-    await rename(tmp, out);
+    await writeFileAside(out, code);
   }
   return out;
 }

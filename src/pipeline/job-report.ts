@@ -1,6 +1,7 @@
-import { readFile, rename, writeFile } from 'node:fs/promises';
+import { readFile } from 'node:fs/promises';
 import { INTERRUPTED_MESSAGE } from '../db/jobs.js';
 import { REJECT_CATEGORIES, type RejectCategory } from './stages/types.js';
+import { writeFileAside } from '../write-aside.js';
 
 /** Report counter of each reject category (reference 6.1, section `rejets`). */
 export const REJECT_COUNTERS: Record<RejectCategory, string> = {
@@ -177,8 +178,7 @@ export async function markReportInterrupted(file: string, snapshotAt?: string): 
     const report = JSON.parse(await readFile(file, 'utf8')) as ReportData;
     const snapshot: ReportSection = snapshotAt ? { 'Job-Snapshot-Date': localIso(new Date(snapshotAt)) } : {};
     report.general = { ...report.general, 'Job-Done': false, status: 5003, 'status-message': INTERRUPTED_MESSAGE, ...snapshot };
-    await writeFile(`${file}.interrupted.tmp`, JSON.stringify(report, null, 2));
-    await rename(`${file}.interrupted.tmp`, file);
+    await writeFileAside(file, JSON.stringify(report, null, 2));
   } catch {
     // no report was written yet, or the folder is gone: the job row says it all
   }

@@ -3,6 +3,7 @@ import { existsSync } from 'node:fs';
 import { join } from 'node:path';
 import { pathToFileURL } from 'node:url';
 import { PROJECT_ROOT } from '../src/paths.js';
+import { platformsCacheDir } from '../src/config.js';
 import { FORMAT } from './common.js';
 
 type Modules = [
@@ -32,7 +33,7 @@ export async function benchJob(fromDist: boolean) {
   const [{ loadPlatformSet }, { createJobContext, processBatch }, { readJobOptions }, { jobSpec }, { computeColumns }, { loadResources, openResources }, { readConfig }, { unpackEvents, EventPacker }] = (await Promise.all(
     PATHS.map((p) => importBuilt(p, fromDist)),
   )) as Modules;
-  const platforms = await loadPlatformSet(join(PROJECT_ROOT, 'repos/platforms'), join(PROJECT_ROOT, 'var/cache/platforms'));
+  const platforms = await loadPlatformSet(join(PROJECT_ROOT, 'repos/platforms'), platformsCacheDir());
   const options = readJobOptions({ 'log-format-ezproxy': FORMAT, 'crypting-salt': 'bench' }, { platforms: new Set(platforms.platforms.keys()) });
   const spec = jobSpec('bench', options.format!, options, {
     defaultZone: 'Europe/Paris',

@@ -16,6 +16,7 @@ import { performance } from 'node:perf_hooks';
 import { availableParallelism, loadavg } from 'node:os';
 import { PROJECT_ROOT, SHARED_DIR } from '../src/paths.js';
 import { loadPlatformSet } from '../src/platforms/platform-set.js';
+import { platformsCacheDir } from '../src/config.js';
 import { readConformanceTree } from '../src/platforms/conformance.js';
 import { normaliseUrl } from '../src/pipeline/url-normalise.js';
 import { platformStage } from '../src/pipeline/stages/platform.js';
@@ -51,7 +52,7 @@ interface Input {
 const sharedDir = join(SHARED_DIR, 'platforms');
 const csvDir = values.dir ?? (existsSync(sharedDir) ? sharedDir : join(PROJECT_ROOT, 'repos', 'platforms'));
 const t0 = performance.now();
-const set = await loadPlatformSet(join(PROJECT_ROOT, 'repos', 'platforms'), join(PROJECT_ROOT, 'var', 'cache', 'platforms'));
+const set = await loadPlatformSet(join(PROJECT_ROOT, 'repos', 'platforms'), platformsCacheDir());
 const compileMs = performance.now() - t0;
 const rows = (await readConformanceTree(csvDir)).filter((r) => r.input.url && /^https?:\/\//.test(r.input.url));
 const resources: Input[] = rows.map((r) => {

@@ -419,6 +419,15 @@ function platformsDir(env: NodeJS.ProcessEnv, reposDir: string): string {
 }
 
 /**
+ * PLATFORMS_CACHE_DIR, or its default under VAR_DIR: for the tools that read the platforms
+ * without the rest of the configuration (conformance, benchmarks), so that they share the
+ * service's cache.
+ */
+export function platformsCacheDir(env: NodeJS.ProcessEnv = process.env): string {
+  return dir(env, 'PLATFORMS_CACHE_DIR', join(dir(env, 'VAR_DIR', join(PROJECT_ROOT, 'var')), 'cache', 'platforms'));
+}
+
+/**
  * Reads the configuration from environment variables (see README, "Configuration").
  * `overrides` lets tests and tools change any value without touching the environment.
  */
@@ -474,7 +483,7 @@ export function readConfig(env: NodeJS.ProcessEnv = process.env, overrides: Part
     pkbDirs: dirs(env, 'PKB_DIRS'),
     geoipDb: geoipDb(env),
     geoipCacheDir: dir(env, 'GEOIP_CACHE_DIR', join(varDir, 'cache', 'geoip')),
-    platformsCacheDir: dir(env, 'PLATFORMS_CACHE_DIR', join(varDir, 'cache', 'platforms')),
+    platformsCacheDir: platformsCacheDir(env),
     onCampusRanges: campusSetting(env),
     middlewares: middlewareList(env.MIDDLEWARES),
     auth: {

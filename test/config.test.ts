@@ -1,7 +1,7 @@
 import { readFileSync } from 'node:fs';
 import { delimiter, join } from 'node:path';
 import t from 'tap';
-import { readConfig } from '../src/config.js';
+import { platformsCacheDir, readConfig } from '../src/config.js';
 import { StartError } from '../src/start-error.js';
 import { defaultGeoipFile } from '../src/resources/geoip.js';
 import { PROJECT_ROOT } from '../src/paths.js';
@@ -116,6 +116,13 @@ t.test('the platforms folder, REPOS_DIR and APP_DIR must exist; VAR_DIR, the cac
   t.equal(c.updates.appDir, here);
   t.equal(readConfig({ REPOS_DIR: '/tmp/nonexistent-repos', PLATFORMS_DIR: join(here, 'platforms') }).reposDir, '/tmp/nonexistent-repos',
     'with PLATFORMS_DIR elsewhere, REPOS_DIR only holds parts an update makes');
+});
+
+t.test('the tools that read the platforms alone (conformance, benchmarks) find the service\'s platforms cache', async (t) => {
+  t.equal(platformsCacheDir({}), join(PROJECT_ROOT, 'var', 'cache', 'platforms'));
+  t.equal(platformsCacheDir({ VAR_DIR: '/srv/logsift/var' }), '/srv/logsift/var/cache/platforms');
+  t.equal(platformsCacheDir({ VAR_DIR: '/srv/logsift/var', PLATFORMS_CACHE_DIR: '/cache/p' }), '/cache/p');
+  t.equal(platformsCacheDir({ PLATFORMS_CACHE_DIR: 'rel' }), join(process.cwd(), 'rel'), 'a relative path from the working folder, as the service reads it');
 });
 
 t.test('GEOIP_DB: a file it names must be a MaxMind database; the packaged ones, country and none as before', async (t) => {

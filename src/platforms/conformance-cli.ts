@@ -14,6 +14,7 @@ import { existsSync } from 'node:fs';
 import { join, resolve } from 'node:path';
 import { parseArgs } from 'node:util';
 import { PROJECT_ROOT, SHARED_DIR } from '../paths.js';
+import { platformsCacheDir } from '../config.js';
 import { formatFailure, runConformance } from './conformance.js';
 import { formatMisroute } from './routing-check.js';
 
@@ -67,7 +68,7 @@ const csvDir = resolve(values.dir ?? (!values.platforms?.length && existsSync(sh
 const only = values.platform ? new Set(values.platform.flatMap((p) => p.split(',')).map((p) => p.trim()).filter(Boolean)) : undefined;
 
 const report = await runConformance({
-  platformsDirs, csvDir, only, cacheDir: join(PROJECT_ROOT, 'var', 'cache', 'platforms'),
+  platformsDirs, csvDir, only, cacheDir: platformsCacheDir(),
   routing: values.routing, allowWildcards: values.wildcards,
 });
 for (const p of report.set.problems) console.log(`PROBLEM ${p.folder}: ${p.message}`);

@@ -1,7 +1,8 @@
 import fp from 'fastify-plugin';
 import type { FastifyInstance } from 'fastify';
 import { createHash } from 'node:crypto';
-import { readFile } from 'node:fs/promises';
+import { readFile, rm } from 'node:fs/promises';
+import { isAbsolute, join, relative, resolve } from 'node:path';
 import { readPlatformSources, type LoadProblem, type PlatformSource } from '../platforms/loader.js';
 import { ParsingPool } from '../pipeline/parsing-pool.js';
 import { ParsingRuntime, type Lease, type RuntimeSnapshot } from '../pipeline/parsing-runtime.js';
@@ -65,11 +66,24 @@ export async function loadPlatforms(dir: string | readonly string[], cacheDir: s
 }
 
 /**
+ * Removes `var/cache/hooks/`, where earlier versions kept the transpiled hooks (now in
+ * PLATFORMS_CACHE_DIR), unless the cache was set to that folder or one inside it; one that cannot be removed
+ * is left, as nothing reads it. Runs under VAR_DIR's lock.
+ */
+export async function removeOldHooksCache(varDir: string, platformsCacheDir: string): Promise<void> {
+  const old = join(varDir, 'cache', 'hooks');
+  const inside = relative(resolve(old), resolve(platformsCacheDir));
+  if (!inside.startsWith('..') && !isAbsolute(inside)) return;
+  await rm(old, { recursive: true, force: true }).catch(() => undefined);
+}
+
+/**
  * The platforms and their pool of parsing workers, reloadable: after a platforms update new jobs
  * get a new pool while running jobs finish on theirs.
  */
 export default fp(async (app) => {
   const cacheDir = app.config.platformsCacheDir;
+  await removeOldHooksCache(app.config.varDir, cacheDir);
   const dirs = [app.config.platformsDir, ...app.config.extraPlatformsDirs];
   const runtime = await ParsingRuntime.start<RuntimeData, ParsingPool>({
     load: async () => {

@@ -2,7 +2,8 @@ import t from 'tap';
 import { mkdtemp } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { loadPlatforms } from '../../src/plugins/platforms.js';
+import { existsSync } from 'node:fs';
+import { loadPlatforms, removeOldHooksCache } from '../../src/plugins/platforms.js';
 import { PROJECT_ROOT } from '../../src/paths.js';
 
 t.test('the platforms version depends on the platforms, not on where their hooks are compiled', async (t) => {
@@ -11,4 +12,18 @@ t.test('the platforms version depends on the platforms, not on where their hooks
   t.ok(a.sources.some((s) => s.hooksModule !== undefined), 'platforms with hooks among them');
   t.match(a.version, /^[0-9a-f]{7}$/);
   t.equal(a.version, b.version, 'two VAR_DIRs, one version');
+});
+
+t.test('the hooks cache of earlier versions (var/cache/hooks) is removed, unless PLATFORMS_CACHE_DIR names it', async (t) => {
+  const varDir = t.testdir({ cache: { hooks: { 'abc.mjs': 'export {}', 'parsed-rules.json': '{}' }, platforms: { 'x.mjs': '' }, geoip: {} } });
+  await removeOldHooksCache(varDir, join(varDir, 'cache', 'hooks'));
+  t.ok(existsSync(join(varDir, 'cache', 'hooks', 'abc.mjs')), 'kept when it is the cache in use');
+  await removeOldHooksCache(varDir, join(varDir, 'cache', 'hooks', 'sub'));
+  t.ok(existsSync(join(varDir, 'cache', 'hooks', 'abc.mjs')), 'or holds it');
+  await removeOldHooksCache(varDir, join(varDir, 'cache', 'platforms'));
+  t.notOk(existsSync(join(varDir, 'cache', 'hooks')));
+  t.ok(existsSync(join(varDir, 'cache', 'platforms', 'x.mjs')), 'the other caches stay');
+  t.ok(existsSync(join(varDir, 'cache', 'geoip')));
+  await removeOldHooksCache(varDir, join(varDir, 'cache', 'platforms'));
+  t.pass('nothing to remove is no error');
 });

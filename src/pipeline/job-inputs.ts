@@ -1,5 +1,5 @@
 import type { IncomingMessage } from 'node:http';
-import { finished as streamEnded, Transform, Readable } from 'node:stream';
+import { finished as streamEnded, PassThrough, Transform, Readable } from 'node:stream';
 import { createGunzip, createInflate, type Gunzip, type Inflate } from 'node:zlib';
 import busboy from 'busboy';
 import iconv from 'iconv-lite';
@@ -377,7 +377,12 @@ function boundaryOf(contentType: string | undefined): string | undefined {
 
 interface FilePart {
   readonly name: string;
-  readonly stream: Readable;
+  /** the file's bytes, in a stream of the job's own (see multipartInputs) */
+  readonly stream: PassThrough;
+  /** busboy's stream of the file, piped into `stream` */
+  readonly source: Readable;
+  /** `stream` was ended by the upload's failure, not by the file's end */
+  broken: boolean;
   readonly mime: string;
   /** the charset its Content-Type names */
   readonly charset: string | undefined;
@@ -388,12 +393,13 @@ interface FilePart {
  * with a plain Error ("Unexpected end of form") which the job would take for an internal one
  * (5000) and lose the lines before it; the upload's failure says 4007, or that the client left.
  */
-async function* failingAs(failure: () => Error | undefined, bytes: AsyncIterable<Uint8Array>): AsyncIterable<Uint8Array> {
+async function* failingAs(failure: () => Error | undefined, part: FilePart, bytes: AsyncIterable<Uint8Array>): AsyncIterable<Uint8Array> {
   try {
     yield* bytes;
   } catch (err) {
     throw failure() ?? err;
   }
+  if (part.broken) throw failure() ?? new StatusError(4007, `the file ${part.name} was cut short`);
 }
 
 /**
@@ -416,20 +422,34 @@ async function* multipartInputs(req: IncomingMessage, contentEncoding: 'gzip' | 
   let failure: Error | undefined;
   let wake: (() => void) | undefined;
   const signal = () => { wake?.(); wake = undefined; };
-  let reading: Readable | undefined;
+  // Busboy destroys a file's stream when the body breaks, and the bytes it holds go with it: all
+  // of a small upload, which busboy parses in one go. So a file's bytes go on into a stream of the
+  // job's own, which a failure ends instead: the lines before the break are still read, then the
+  // failure is thrown (failingAs), and the file being read does not wait for bytes that never come.
+  const open = new Set<FilePart>();
+  const breakOff = (part: FilePart) => {
+    if (!open.delete(part)) return;
+    part.source.unpipe(part.stream);
+    part.broken = true;
+    part.stream.end();
+  };
+  const fail = (err: Error) => {
+    failure ??= err;
+    for (const part of open) breakOff(part);
+    signal();
+  };
   bb.on('file', (_field, stream, info) => {
+    const part: FilePart = { name: info.filename === undefined ? 'N/A' : visibleText(info.filename), stream: new PassThrough(), source: stream, broken: false, mime: info.mimeType, charset: charsets?.next() };
+    open.add(part);
     // Busboy also reports a broken body on the file's stream: never leave that unheard.
-    stream.on('error', (err) => { failure ??= new StatusError(4007, err.message); signal(); });
-    parts.push({ name: info.filename === undefined ? 'N/A' : visibleText(info.filename), stream, mime: info.mimeType, charset: charsets?.next() });
+    stream.on('error', (err) => fail(new StatusError(4007, err.message)));
+    stream.on('end', () => open.delete(part));
+    if (failure) breakOff(part);
+    else stream.pipe(part.stream);
+    parts.push(part);
     signal();
   });
   bb.on('close', () => { finished = true; signal(); });
-  const fail = (err: Error) => {
-    failure ??= err;
-    // The file being read would otherwise wait for bytes that never come.
-    reading?.destroy(failure);
-    signal();
-  };
   bb.on('error', (err) => fail(new StatusError(4007, (err as Error).message)));
   // as for a compressed body: a request cut off before its end must fail the job, not stall it
   const stopWatching = streamEnded(req, { writable: false }, (err) => { if (err) fail(err); });
@@ -446,22 +466,20 @@ async function* multipartInputs(req: IncomingMessage, contentEncoding: 'gzip' | 
   else source.pipe(bb);
   try {
     for (;;) {
-      if (failure) throw failure;
       const part = parts.shift();
       if (part) {
         // a file's name and type are the browser's guess: its first bytes say gzip for sure
         const declared = GZIP_TYPES.has(part.mime.toLowerCase()) || /\.gz$/i.test(part.name);
         const sniffed = declared ? { gzip: true, stream: part.stream } : await sniffGzip(part.stream);
         const csv = CSV_TYPES.has(mediaType(part.mime)) || /\.csv(?:\.gz)?$/i.test(part.name);
-        reading = part.stream;
         if (part.charset !== undefined && !iconv.encodingExists(part.charset)) {
           throw new StatusError(4015, `the charset of the file ${part.name}'s Content-Type: ${JSON.stringify(part.charset)} (known charsets: utf-8, iso-8859-1, windows-1252…)`);
         }
-        yield { name: part.name, bytes: failingAs(() => failure, decompressed(sniffed.stream, sniffed.gzip ? 'gzip' : undefined, `the file ${part.name}`, maxRatio)), csv, charset: part.charset };
-        reading = undefined;
+        yield { name: part.name, bytes: failingAs(() => failure, part, decompressed(sniffed.stream, sniffed.gzip ? 'gzip' : undefined, `the file ${part.name}`, maxRatio)), csv, charset: part.charset };
         part.stream.resume(); // whatever the job did not read, so that busboy goes on
         continue;
       }
+      if (failure) throw failure;
       if (finished) return;
       await new Promise<void>((resolve) => { wake = resolve; });
     }

@@ -177,6 +177,25 @@ t.test('the input breaks off: the lines before still give their events, then the
   }
 });
 
+t.test('a small multipart upload cut short (parsed by busboy in one go) still gives the events of its lines', async (t) => {
+  const first = Buffer.from(Array.from({ length: 5 }, (_, i) => line(i, i)).join(''));
+  const second = Buffer.from(Array.from({ length: 20 }, (_, i) => line(5 + i, 5 + i)).join(''));
+  for (const [name, files, lines] of [
+    ['one file, no closing boundary', [second], 20],
+    ['two files, the second without its end', [first, second], 25],
+  ] as const) {
+    const form = multipart(files.map((data, i) => ({ name: `${i}.log`, type: 'text/plain', data })));
+    const body = form.body.subarray(0, form.body.lastIndexOf(second) + second.length);
+    const res = await fetch(server.url, { method: 'POST', body, headers: { 'Log-Format-ezproxy': EZPROXY_DEFAULT, 'Crypted-Fields': 'none', 'Content-Type': form.type } });
+    t.equal(res.status, 200, name);
+    const rows = (await res.text()).trimEnd().split('\n');
+    t.match(rows.pop(), /^#logsift-error 4007 /, `${name}: the body ends with the error marker`);
+    t.equal(rows.length - 1, lines, `${name}: an event a line`);
+    const report = JSON.parse(await (await fetch(`${server.url}/${res.headers.get('job-id')}/job-report.json`)).text()) as { general: Record<string, number> };
+    t.equal(report.general['nb-lines-input'], lines, `${name}: the report counts them`);
+  }
+});
+
 t.test('a client that reads slowly slows the reading of its upload (back-pressure)', async (t) => {
   const { req, response } = openUpload({ 'Log-Format-ezproxy': EZPROXY_DEFAULT, 'Double-Click-Removal': 'false', 'Crypted-Fields': 'none' });
   let written = 0;

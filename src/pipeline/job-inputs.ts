@@ -115,22 +115,65 @@ export interface InputLimits {
   readonly maxInflateRatio?: number;
 }
 
+/** A compressed format, told by first bytes that no text starts with. */
+interface Compressed {
+  readonly name: string;
+  /** the command that decompresses it */
+  readonly unpack: string;
+  /** its first bytes: a byte, or a range of bytes */
+  readonly head: ReadonlyArray<number | readonly [number, number]>;
+}
+
+const COMPRESSED: readonly Compressed[] = [
+  { name: 'gzip', unpack: 'gunzip', head: [0x1f, 0x8b] },
+  // "BZh", a block size, then the magic of a first block or of the end of an empty stream
+  { name: 'bzip2', unpack: 'bunzip2', head: [0x42, 0x5a, 0x68, [0x31, 0x39], 0x31, 0x41, 0x59, 0x26, 0x53, 0x59] },
+  { name: 'bzip2', unpack: 'bunzip2', head: [0x42, 0x5a, 0x68, [0x31, 0x39], 0x17, 0x72, 0x45, 0x38, 0x50, 0x90] },
+  { name: 'xz', unpack: 'unxz', head: [0xfd, 0x37, 0x7a, 0x58, 0x5a, 0x00] },
+  { name: 'zip', unpack: 'unzip', head: [0x50, 0x4b, 0x03, 0x04] },
+  { name: 'zstd', unpack: 'unzstd', head: [0x28, 0xb5, 0x2f, 0xfd] },
+  { name: '7z', unpack: '7z x', head: [0x37, 0x7a, 0xbc, 0xaf, 0x27, 0x1c] },
+];
+
+function headMatches(c: Compressed, at: number, byte: number): boolean {
+  const want = c.head[at];
+  return typeof want === 'number' ? byte === want : byte >= want[0] && byte <= want[1];
+}
+
 /**
- * Reads the first two bytes of an input, across chunks, to tell gzip data (1f 8b, which no text
- * starts with): a log compressed twice, or sent compressed without saying so, would otherwise be
- * read as lines and fail with 4003 saying they do not match the log format.
+ * Reads the first bytes of an input, across chunks, to tell compressed data: a log compressed
+ * twice, sent compressed without saying so, or in a format the service does not read (bzip2,
+ * xz, zip…) would otherwise be read as lines and fail with 4003 saying they do not match the log
+ * format, or that their line ends are wrong.
  */
-class GzipSniffer {
-  private readonly head: number[] = [];
+class CompressionSniffer {
+  private candidates: readonly Compressed[] = COMPRESSED;
+  private seen = 0;
+  /** what the input is, once `done` (undefined: not a compressed format known here) */
+  found: Compressed | undefined;
   done = false;
 
-  /** Whether the input is gzip data, once two bytes have been seen (false before). */
-  isGzip(chunk: Uint8Array): boolean {
-    for (let i = 0; i < chunk.length && this.head.length < 2; i++) this.head.push(chunk[i]);
-    if (this.head.length < 2) return false;
-    this.done = true;
-    return this.head[0] === 0x1f && this.head[1] === 0x8b;
+  add(chunk: Uint8Array): Compressed | undefined {
+    for (let i = 0; i < chunk.length && !this.done; i++) {
+      const at = this.seen++;
+      this.candidates = this.candidates.filter((c) => headMatches(c, at, chunk[i]));
+      this.found = this.candidates.find((c) => c.head.length === this.seen);
+      this.done = this.found !== undefined || this.candidates.length === 0;
+    }
+    return this.found;
   }
+}
+
+/** The first bytes of its head, up to four, as far as they are fixed. */
+function headBytes(c: Compressed): string {
+  const fixed = c.head.slice(0, 4);
+  const end = fixed.findIndex((b) => typeof b !== 'number');
+  return (end < 0 ? fixed : fixed.slice(0, end)).map((b) => (b as number).toString(16).padStart(2, '0')).join(' ');
+}
+
+/** The refusal of an input in a compressed format the service does not read. */
+function unreadable(c: Compressed, what: string): StatusError {
+  return new StatusError(4003, `${what} is ${c.name} data (it starts with the bytes ${headBytes(c)}), which the service does not read: decompress it (${c.unpack}) and send the log as it is, or compressed with gzip (and Content-Encoding: gzip)`);
 }
 
 /**
@@ -139,14 +182,14 @@ class GzipSniffer {
  * fails first is not gzip (its failure is heard by its own listener).
  */
 async function sniffGzip(stream: Readable): Promise<{ gzip: boolean; stream: Readable }> {
-  const sniffer = new GzipSniffer();
+  const sniffer = new CompressionSniffer();
   const head: Buffer[] = [];
   let gzip = false;
   while (!sniffer.done) {
     const chunk = stream.read() as Buffer | null;
     if (chunk !== null) {
       head.push(chunk);
-      gzip = sniffer.isGzip(chunk);
+      gzip = sniffer.add(chunk)?.name === 'gzip';
       continue;
     }
     if (stream.readableEnded || stream.destroyed) break;
@@ -172,14 +215,16 @@ async function sniffGzip(stream: Readable): Promise<{ gzip: boolean; stream: Rea
  * when they are the request's (not a multipart file's, counted with the whole body).
  */
 async function* decompressed(stream: Readable, compression: 'gzip' | 'deflate' | undefined, what: string, maxRatio: number, meter?: UploadMeter): AsyncIterable<Uint8Array> {
-  const sniffer = new GzipSniffer();
+  const sniffer = new CompressionSniffer();
   if (!compression) {
     // Not destroyed on an early stop: the request's socket must stay open for the error answer.
     for await (const chunk of stream.iterator({ destroyOnReturn: false })) {
       meter?.add((chunk as Uint8Array).length);
-      if (!sniffer.done && sniffer.isGzip(chunk as Uint8Array)) {
+      const found = sniffer.done ? undefined : sniffer.add(chunk as Uint8Array);
+      if (found?.name === 'gzip') {
         throw new StatusError(4003, `${what} is gzip data (it starts with the bytes 1f 8b), sent without saying so: send it with Content-Encoding: gzip (or Content-Type: application/gzip, or as a multipart file)`);
       }
+      if (found) throw unreadable(found, what);
       yield chunk as Uint8Array;
     }
     return;
@@ -194,9 +239,11 @@ async function* decompressed(stream: Readable, compression: 'gzip' | 'deflate' |
   try {
     for await (const chunk of drainThenFail(inflater)) {
       guard.add(chunk.length);
-      if (!sniffer.done && sniffer.isGzip(chunk)) {
+      const found = sniffer.done ? undefined : sniffer.add(chunk);
+      if (found?.name === 'gzip') {
         throw new StatusError(4002, `${what}, read as ${compression}, is still gzip data once decompressed (it starts with the bytes 1f 8b): it was compressed twice; decompress it once (gunzip) before sending it`);
       }
+      if (found) throw unreadable(found, `${what}, read as ${compression}, once decompressed,`);
       yield chunk;
     }
   } catch (err) {

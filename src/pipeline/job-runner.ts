@@ -17,7 +17,7 @@ import { deniedFrameFor, frameFor } from './writers/index.js';
 import type { Frame } from './writers/types.js';
 import type { JobOptions } from './job-options.js';
 import { jobSpec, type BatchResult, type EventRecord, type JobFormat, type JobSpec } from './job-spec.js';
-import { CR_ONLY_HINT, forEachLine, lineBatches, withoutLineEnd } from './line-batches.js';
+import { CR_ENDED_HINT, forEachLine, lineBatches, withoutLineEnd } from './line-batches.js';
 import { writeFileAside } from '../write-aside.js';
 import type { ParsingPool } from './parsing-pool.js';
 import { BoundedCaller, CallTimeout } from './bounded-call.js';
@@ -470,12 +470,20 @@ export class Job {
     return withoutLineEnd(text);
   }
 
-  /** A line the gate rejected held a carriage return inside: the log's lines may end with \r alone. */
+  /** A line the gate rejected holds lines ended by \r alone. */
   private gateSawCarriageReturn = false;
+
+  /**
+   * Whether a line holds lines of the format ended by `\r` alone: one of its first parts between
+   * carriage returns matches it. A carriage return alone says nothing: binary data has some.
+   */
+  private endedByCarriageReturns(line: string): boolean {
+    return line.split('\r', 4).some((part) => part !== '' && this.firstLineFormat(part).format !== undefined);
+  }
 
   /** What a 4003 of the gate adds: that the lines hold carriage returns but no line feed, if so. */
   private lineEndHint(): string {
-    return this.gateSawCarriageReturn ? `; ${CR_ONLY_HINT}` : '';
+    return this.gateSawCarriageReturn ? `; ${CR_ENDED_HINT}` : '';
   }
 
   /**
@@ -501,7 +509,7 @@ export class Job {
         this.linesRead++;
         this.gateFailures++;
         if (format) this.gateDateFailures++;
-        if (line.includes('\r')) this.gateSawCarriageReturn = true;
+        if (!this.gateSawCarriageReturn && line.includes('\r') && this.endedByCarriageReturns(line)) this.gateSawCarriageReturn = true;
         rejected.push(line);
         const place = this.linePlace();
         this.traces.warn(format

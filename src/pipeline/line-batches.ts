@@ -40,7 +40,10 @@ export function withoutLineEnd(line: string): string {
 }
 
 /** What a refusal adds when carriage returns came without line feeds: lines ended by `\r` alone. */
-export const CR_ONLY_HINT = 'it holds carriage returns (\\r) but no line feed: lines must end with \\n or \\r\\n, not \\r alone';
+const CR_ONLY_HINT = 'it holds carriage returns (\\r) but no line feed: lines must end with \\n or \\r\\n, not \\r alone';
+
+/** What a refusal adds when a line holds lines of the format ended by `\r` alone. */
+export const CR_ENDED_HINT = 'it holds lines ended by a carriage return (\\r) alone: lines must end with \\n or \\r\\n';
 
 /**
  * The next chunk, or TIMEOUT after `timeoutMs` (0: no timeout), or the signal's reason thrown.

@@ -1,6 +1,8 @@
 import t from 'tap';
 import type { IncomingMessage } from 'node:http';
 import { Readable } from 'node:stream';
+import { spawnSync } from 'node:child_process';
+import { randomBytes } from 'node:crypto';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { constants as zlib, deflateSync, gunzipSync, gzipSync } from 'node:zlib';
 import { breakable, INFLATE_RATIO_FROM_BYTES, requestInputs, visibleText, type InputLimits } from '../../src/pipeline/job-inputs.js';
@@ -149,6 +151,38 @@ t.test('gzip data where lines are expected: compressed twice (4002), or sent wit
   const split = Object.assign(Readable.from([gz.subarray(0, 1), gz.subarray(1)]), { headers: {} }) as unknown as IncomingMessage;
   t.match((await readAll(split, undefined, {})).error, { code: 4003 }, 'across chunks');
   t.same(await readAll(body(Buffer.from('\x1f a line\n'), {}), undefined, {}), { bytes: 9, error: undefined }, 'other text goes through');
+});
+
+t.test('data in a compressed format the service does not read: 4003 naming it and its command, not a word of lines', async (t) => {
+  const log = Buffer.from(Array.from({ length: 50 }, (_, i) => `10.0.0.${i} - - [30/Nov/2012:00:14:0${i % 10} +0100] "GET http://example.org/${i} HTTP/1.1" 200 12\n`).join(''));
+  // the tools' own output where the machine has them, else their first bytes before noise
+  const made = (cmd: string, args: string[], head: string) => {
+    const r = spawnSync(cmd, args, { input: log });
+    return r.status === 0 && r.stdout.length > 0 ? { bytes: r.stdout as Buffer, real: true } : { bytes: Buffer.concat([Buffer.from(head, 'latin1'), randomBytes(300)]), real: false };
+  };
+  const cases: Array<[string, string, { bytes: Buffer; real: boolean }]> = [
+    ['bzip2', 'bunzip2', made('bzip2', ['-c'], 'BZh91AY&SY')],
+    ['xz', 'unxz', made('xz', ['-c'], '\xfd7zXZ\x00')],
+    ['zstd', 'unzstd', made('zstd', ['-c', '-q'], '\x28\xb5\x2f\xfd')],
+    ['zip', 'unzip', made('zip', ['-q', '-', '-'], 'PK\x03\x04')],
+    ['7z', '7z x', { bytes: Buffer.concat([Buffer.from('7z\xbc\xaf\x27\x1c', 'latin1'), randomBytes(300)]), real: false }],
+  ];
+  for (const [name, command, { bytes, real }] of cases) {
+    const what = `${name}${real ? '' : ' (its first bytes)'}`;
+    const raw = await readAll(body(bytes, { 'content-type': 'text/plain' }), undefined, {});
+    t.match(raw.error, { code: 4003, detail: new RegExp(`^the request body is ${name} data \\(it starts with the bytes [0-9a-f ]+\\), which the service does not read: decompress it \\(${command}\\)`) }, `${what}: the request body`);
+    const file = form(`access.log.${name}`, bytes);
+    t.match((await readAll(body(file.bytes, file.headers), undefined, {})).error, { code: 4003, detail: new RegExp(`^the file access\\.log\\.${name} is ${name} data`) }, `${what}: a multipart file`);
+    t.match((await readAll(body(gzipSync(bytes), {}), 'gzip', {})).error, { code: 4003, detail: new RegExp(`^the request body, read as gzip, once decompressed, is ${name} data`) }, `${what}: inside gzip`);
+  }
+  // the first bytes alone say it: a log whose first line starts like one goes through
+  for (const text of ['BZh9 a line\n', 'BZh91AY&S\n', 'PK a line\n', '7z a line\n']) {
+    t.same(await readAll(body(Buffer.from(text, 'latin1'), {}), undefined, {}), { bytes: text.length, error: undefined }, JSON.stringify(text));
+  }
+  // across chunks, one byte each
+  const bz = cases[0][2].bytes;
+  const split = Object.assign(Readable.from(Array.from(bz.subarray(0, 12), (b) => Buffer.from([b]))), { headers: {} }) as unknown as IncomingMessage;
+  t.match((await readAll(split, undefined, {})).error, { code: 4003, message: /bzip2 data/ }, 'across chunks');
 });
 
 t.test('each multipart file has the charset its Content-Type names, unless Request-Charset is given', async (t) => {

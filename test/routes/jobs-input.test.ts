@@ -141,15 +141,19 @@ t.test('line ends: \\r\\r\\n and \\n\\r read as line ends; \\r alone said so in 
   const crOnly = await post(url, SD_LINE.replace('\n', '\r') + SD_LINE2.replace('\n', '\r'), headers);
   t.equal(crOnly.status, 400);
   t.equal(crOnly.headers['service-status'], '4003');
-  t.match(crOnly.headers['service-status-message'], /none of the 1 lines read matches the log format; it holds carriage returns \(\\r\) but no line feed: lines must end with \\n or \\r\\n, not \\r alone$/);
+  t.match(crOnly.headers['service-status-message'], /none of the 1 lines read matches the log format; it holds lines ended by a carriage return \(\\r\) alone: lines must end with \\n or \\r\\n$/);
   // a few \n among them: lines holding \r inside
   const many = await post(url, Array.from({ length: 12 }, () => SD_LINE.replace('\n', '\r') + SD_LINE2.replace('\n', '\r')).join('\n'), headers);
-  t.match(many.headers['service-status-message'], /the first 10 lines do not match the given log format .*; it holds carriage returns/, 'at Max-Parse-Attempts too');
+  t.match(many.headers['service-status-message'], /the first 10 lines do not match the given log format .*; it holds lines ended by a carriage return/, 'at Max-Parse-Attempts too');
   const long = await post(url, SD_LINE.replace('\n', '\r').repeat(1000), headers);
   t.equal(long.headers['service-status'], '4022', 'more than MAX_LINE_BYTES of them: one long line');
   t.match(long.headers['service-status-message'], /MAX_LINE_BYTES\): it holds carriage returns \(\\r\) but no line feed/);
   const plain = await post(url, 'x'.repeat(200_000), headers);
   t.match(plain.headers['service-status-message'], /MAX_LINE_BYTES\): the input is not a log/, 'a long line without \\r: as before');
+  // carriage returns in lines that are not the format's, cut by \n: no word of line ends
+  const binary = await post(url, Array.from({ length: 12 }, (_, i) => `x${i}\ry\x01\rz\r`).join('\n'), headers);
+  t.equal(binary.headers['service-status'], '4003');
+  t.notMatch(binary.headers['service-status-message'], /carriage return/, 'binary data with \\r in it: no hint about line ends');
 });
 
 t.test('every format family with real lines (multiformat)', async (t) => {

@@ -223,7 +223,12 @@ const isFormatHeader = (name: string) => name.startsWith('log-format-');
  * An `Accept` that asks for nothing in particular: curl, fetch and most HTTP libraries send
  * the any-type wildcard (or nothing) on every request, which would always hide a setting's output format.
  */
-const acceptsAnything = (value: string | string[] | undefined) => value === undefined || (typeof value === 'string' && /^\s*\*\/\*\s*(;\s*q=[0-9.]+\s*)?$/.test(value));
+function acceptsAnything(value: string | string[] | undefined): boolean {
+  if (value === undefined) return true;
+  const any = typeof value === 'string' ? /^\s*\*\/\*\s*(?:;\s*q\s*=\s*([0-9.]+)\s*)?$/i.exec(value) : null;
+  // `*/*;q=0` refuses everything: negotiation answers it with 4006
+  return any !== null && (any[1] === undefined || Number(any[1]) > 0);
+}
 
 /**
  * The headers a job runs with: the request's, then those of its predefined setting it does not

@@ -87,6 +87,8 @@ t.test('Accept: unsupported → 406 code 4006, with the status headers and a JSO
   t.match(res.headers['service-status-message'], /Requested format/);
   t.match(res.headers['content-type'], /^application\/json/);
   t.match(res.json(), { statusCode: 406, code: 4006 });
+  const none = await post(url, SD_LINE, { Accept: '*/*;q=0' });
+  t.equal(none.headers['service-status'], '4006', 'nothing at all acceptable (*/*;q=0): 4006 too, not the default CSV');
 });
 
 t.test('Output-Fields: + and -, and the errors 4012 and 4013', async (t) => {

@@ -45,6 +45,7 @@ t.test('mergeJobHeaders: the Accept curl and fetch send on every request hides n
   t.same(mergeJobHeaders({ accept: '*/*' }, undefined, { Accept: 'application/jsonstream' }), { accept: 'application/jsonstream' }, 'the defaults\' too');
   t.same(mergeJobHeaders({ accept: 'application/json' }, setting, {}), { accept: 'application/json' }, 'an Accept that asks for a format wins');
   t.same(mergeJobHeaders({ accept: '*/*' }, {}, {}), {}, 'none anywhere: the default output (CSV)');
+  for (const accept of ['*/*;q=0', '*/*; Q=0.000']) t.same(mergeJobHeaders({ accept }, setting, {}), { accept }, `${accept} refuses every format: kept, for negotiation to answer 4006`);
 });
 
 t.test('formPredefinedView: the 1.x shape', async (t) => {

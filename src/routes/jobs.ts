@@ -13,7 +13,7 @@ import { BODY_CUT_SHORT } from '../client-errors.js';
 import { folderError } from '../storage-errors.js';
 import { IdleWatch } from '../pipeline/idle-watch.js';
 import { DeferredOutput, ResponseOutput, headerSafe, type JobOutput } from '../pipeline/job-output.js';
-import { mergeJobHeaders } from '../settings/predefined.js';
+import { isEmptyHeader, mergeJobHeaders } from '../settings/predefined.js';
 import { REJECT_CATEGORIES, type RejectCategory } from '../pipeline/stages/types.js';
 import { isJobId, jobDir, resultFileName, type JobUrls } from '../pipeline/job-files.js';
 
@@ -132,7 +132,7 @@ async function effectiveHeaders(app: FastifyInstance, request: FastifyRequest): 
   const fromSetting = new Set<string>();
   for (const [name, value] of Object.entries(setting?.headers ?? {})) {
     const k = name.toLowerCase();
-    if (given[k] === undefined && headers[k] === value) fromSetting.add(k);
+    if ((given[k] === undefined || isEmptyHeader(given[k])) && headers[k] === value) fromSetting.add(k);
   }
   return { headers, setting: id, fromSetting };
 }

@@ -219,6 +219,11 @@ function lowerCased(headers: Readonly<Record<string, string>>): Map<string, stri
 
 const isFormatHeader = (name: string) => name.startsWith('log-format-');
 
+/** A header's value made of nothing but spaces (each value, for one sent several times). */
+export function isEmptyHeader(value: string | string[] | undefined): boolean {
+  return value !== undefined && (Array.isArray(value) ? value : [value]).every((v) => v.trim() === '');
+}
+
 /**
  * An `Accept` that asks for nothing in particular: curl, fetch and most HTTP libraries send
  * the any-type wildcard (or nothing) on every request, which would always hide a setting's output format.
@@ -235,14 +240,16 @@ function acceptsAnything(value: string | string[] | undefined): boolean {
  * carry, then the configured defaults neither gives. A log format counts as one header whatever
  * its family: a request naming a format is not given the setting's format of another family
  * (which would win, ezproxy being read first). An Accept of the any-type wildcard counts as none: the
- * setting's or the defaults' output format applies.
+ * setting's or the defaults' output format applies. So does a header whose value is empty.
  */
 export function mergeJobHeaders(
   request: RequestHeaders,
   setting: Readonly<Record<string, string>> | undefined,
   defaults: Readonly<Record<string, string>>,
 ): Record<string, string | string[] | undefined> {
-  const merged: Record<string, string | string[] | undefined> = { ...request };
+  const merged: Record<string, string | string[] | undefined> = {};
+  // a header with an empty value counts as not given: the setting's or the defaults' applies
+  for (const [name, value] of Object.entries(request)) if (!isEmptyHeader(value)) merged[name] = value;
   if (acceptsAnything(merged.accept)) delete merged.accept;
   for (const layer of [setting ?? {}, defaults]) {
     const hasFormat = Object.keys(merged).some(isFormatHeader);

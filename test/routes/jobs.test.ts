@@ -79,6 +79,12 @@ t.test('TSV and jsonstream', async (t) => {
   t.equal(JSON.parse(js.text).pii, 'S0967064508000301');
 });
 
+t.test('an empty Log-Format header counts as not given: the format is found by auto-detection', async (t) => {
+  const res = await post(url, SD_LINE, { 'Log-Format-ezproxy': '' });
+  t.equal(res.status, 200, res.headers['service-status-message'] as string);
+  t.equal(csvRows(res.text).length, 2, 'the event of the line');
+});
+
 t.test('Accept: unsupported → 406 code 4006, with the status headers and a JSON body', async (t) => {
   const res = await post(url, SD_LINE, { Accept: 'unsupported/format' });
   t.equal(res.status, 406);

@@ -39,6 +39,14 @@ t.test('mergeJobHeaders: request > setting > defaults; one log format whatever i
   t.same(mergeJobHeaders({}, undefined, { 'Log-Format-apache': '%h' }), { 'log-format-apache': '%h' });
 });
 
+t.test('mergeJobHeaders: a header with an empty value counts as not given', async (t) => {
+  const setting = { 'Log-Format-apache': '%h %t', 'Crypted-Fields': 'none' };
+  t.same(mergeJobHeaders({ 'log-format-ezproxy': '', 'crypted-fields': '  ' }, setting, { 'Traces-Level': 'info' }),
+    { 'log-format-apache': '%h %t', 'crypted-fields': 'none', 'traces-level': 'info' }, 'the setting\'s format and values apply');
+  t.same(mergeJobHeaders({ 'log-format-ezproxy': ['', ' '] }, undefined, {}), {}, 'empty each time it is sent');
+  t.same(mergeJobHeaders({ 'output-fields': ['', '+x'] }, undefined, {}), { 'output-fields': ['', '+x'] }, 'an empty value beside another: left for the header\'s reader');
+});
+
 t.test('mergeJobHeaders: the Accept curl and fetch send on every request hides no setting\'s output format', async (t) => {
   const setting = { Accept: 'text/tab-separated-values' };
   for (const accept of ['*/*', ' */* ', '*/*;q=0.8']) t.same(mergeJobHeaders({ accept }, setting, {}), { accept: 'text/tab-separated-values' }, accept);

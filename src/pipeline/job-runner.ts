@@ -46,6 +46,15 @@ export interface JobInput {
   readonly charset?: string;
 }
 
+/** What made an input CSV events, as a refusal or a trace says it. */
+function csvBecause(input: JobInput): string {
+  return input.name === undefined ? 'the request\'s Content-Type says CSV' : `the file's name or type says CSV`;
+}
+
+function capitalised(text: string): string {
+  return text[0].toUpperCase() + text.slice(1);
+}
+
 export interface JobDeps {
   readonly config: Config;
   /** base of the absolute URLs of the job's files */
@@ -343,7 +352,8 @@ export class Job {
         this.inputKind = kind;
         const bytes = this.countBytes(breakable(input.bytes, this.inputBreak.signal));
         const charset = input.charset ?? this.options.requestCharset;
-        const batches = lineBatches(input.csv ? this.csvLines(bytes, charset) : this.batchBytes(bytes, charset), {
+        if (input.csv && this.options.format) this.traces.warn(`${capitalised(what)} is read as CSV events (${csvBecause(input)}): the log format given (Log-Format-${this.options.format.family}) is not used`);
+        const batches = lineBatches(input.csv ? this.csvLines(bytes, charset, input) : this.batchBytes(bytes, charset), {
           batchBytes: this.deps.config.pool.batchBytes,
           firstBatchBytes: this.deps.config.pool.firstBatchBytes,
           maxLineBytes: this.deps.config.limits.maxLineBytes,
@@ -409,7 +419,7 @@ export class Job {
    * A CSV input's rows as lines for the workers (formats/csv-events). Its header row starts the
    * parsing; a later CSV file of the job keeps the first one's columns in the output.
    */
-  private csvLines(bytes: AsyncIterable<Uint8Array>, charset: string): AsyncIterable<Uint8Array> {
+  private csvLines(bytes: AsyncIterable<Uint8Array>, charset: string, input: JobInput): AsyncIterable<Uint8Array> {
     return csvEventLines(bytes, {
       charset,
       maxRowBytes: this.deps.config.limits.maxLineBytes,
@@ -417,7 +427,9 @@ export class Job {
         this.report.general['input-first-line'] ??= columns.join(';');
         // every row would be an unknown format: said at once, not as a 200 with no event
         if (!columns.some((c) => c === 'datetime' || c === 'timestamp' || c === 'epoch')) {
-          throw new StatusError(4003, `the CSV file has no datetime, timestamp or epoch column: its events cannot be dated (columns: ${columns.join(', ').slice(0, 200)})`);
+          // a script that sent its log as text/csv meant Accept, most likely: say what made it CSV
+          const given = this.options.format ? `; it was read as CSV (${csvBecause(input)}), not with the Log-Format-${this.options.format.family} given: send a log as text/plain` : '';
+          throw new StatusError(4003, `the CSV file has no datetime, timestamp or epoch column: its events cannot be dated (columns: ${columns.join(', ').slice(0, 200)})${given}`);
         }
         if (!this.spec) {
           this.csvColumns = columns;

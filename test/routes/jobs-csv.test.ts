@@ -123,6 +123,14 @@ t.test('bad CSV gets a clear error, and the service goes on', async (t) => {
   const undated = await post(url, 'host;url\n1.2.3.4;http://www.sciencedirect.com/science/article/pii/S0967064508000301\n', { 'Content-Type': 'text/csv' });
   t.equal(undated.headers['service-status'], '4003', 'no column to date the events by');
   t.match(undated.headers['service-status-message'], /no datetime, timestamp or epoch column/);
+  t.notMatch(undated.headers['service-status-message'], /Log-Format/, 'no log format given: no word of it');
+  // a log sent as text/csv (Content-Type taken for Accept): the refusal says what made it CSV
+  const log = '1.2.3.4 - JOHN [30/Nov/2012:00:14:18 +0100] "GET http://www.sciencedirect.com:80/science/article/pii/S0967064508000301 HTTP/1.1" 200 2248\n';
+  const logAsCsv = await post(url, log, { 'Content-Type': 'text/csv', 'Log-Format-ezproxy': EZPROXY_DEFAULT });
+  t.equal(logAsCsv.headers['service-status'], '4003');
+  t.match(logAsCsv.headers['service-status-message'], /it was read as CSV \(the request's Content-Type says CSV\), not with the Log-Format-ezproxy given: send a log as text\/plain$/);
+  const traces = await (await fetch(`${url}/${String(logAsCsv.headers['job-id'])}/job-traces.log`)).text();
+  t.match(traces, /The request body is read as CSV events \(the request's Content-Type says CSV\): the log format given \(Log-Format-ezproxy\) is not used/);
 
   for (const type of ['text/tab-separated-values', 'application/json']) {
     const back = await post(url, HEAD.replace(/;/g, '\t') + ARTICLE.replace(/;/g, '\t'), { 'Content-Type': type });

@@ -9,6 +9,7 @@ interface UserRow {
   password_hash: string;
   user_group: UserGroup;
   founder: 0 | 1;
+  notifiate: 0 | 1;
   created_at: string;
   updated_at: string;
 }
@@ -24,6 +25,8 @@ export interface User {
   readonly group: UserGroup;
   /** the administrator created by the registration: cannot be deleted or demoted */
   readonly founder: boolean;
+  /** "mail me when my jobs end": kept for the reference's clients (the service sends no mail) */
+  readonly notifiate: boolean;
   readonly createdAt: string;
   readonly updatedAt: string;
 }
@@ -34,6 +37,7 @@ export function toUser(row: UserRow): User {
     username: row.userid,
     group: row.user_group,
     founder: row.founder === 1,
+    notifiate: row.notifiate === 1,
     createdAt: row.created_at,
     updatedAt: row.updated_at,
   };
@@ -68,6 +72,7 @@ export class UserStore {
   private readonly rename;
   private readonly regroup;
   private readonly setHash;
+  private readonly setNotify;
   private readonly deleteById;
 
   constructor(private readonly db: Db) {
@@ -81,6 +86,7 @@ export class UserStore {
     this.rename = db.prepare('UPDATE users SET userid = @userid, updated_at = @now WHERE id = @id');
     this.regroup = db.prepare('UPDATE users SET user_group = @group, updated_at = @now WHERE id = @id');
     this.setHash = db.prepare('UPDATE users SET password_hash = @hash, updated_at = @now WHERE userid = @userid');
+    this.setNotify = db.prepare('UPDATE users SET notifiate = @notifiate, updated_at = @now WHERE userid = @userid');
     this.deleteById = db.prepare('DELETE FROM users WHERE id = ?');
   }
 
@@ -154,6 +160,12 @@ export class UserStore {
 
   setPasswordHash(username: string, hash: string): void {
     if (this.setHash.run({ userid: username, hash, now: new Date().toISOString() }).changes === 0) {
+      throw new UserStoreError('userNotFound');
+    }
+  }
+
+  setNotifiate(username: string, notifiate: boolean): void {
+    if (this.setNotify.run({ userid: username, notifiate: notifiate ? 1 : 0, now: new Date().toISOString() }).changes === 0) {
       throw new UserStoreError('userNotFound');
     }
   }

@@ -1,7 +1,7 @@
 import fp from 'fastify-plugin';
 import { join } from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
-import { AppUpdater, npmBuild, npmInstall, type AppUpdateSteps } from '../updates/app-update.js';
+import { AppUpdater, npmBuild, npmInstall, RESTART_EXIT_CODE, type AppUpdateSteps } from '../updates/app-update.js';
 import { UpdatableParts } from '../updates/parts.js';
 import { checkUpdatedMiddlewares } from '../updates/middlewares-check.js';
 import { checkUpdatedPlatforms } from '../updates/platforms-check.js';
@@ -13,16 +13,26 @@ declare module 'fastify' {
     /** status and update of app, platforms, middlewares, resources */
     updates: UpdatableParts;
     appUpdater: AppUpdater;
+    /**
+     * Closes the service (running jobs end with 5003), then exits with 75 for the supervisor to
+     * start it again (POST /api/admin/restart).
+     */
+    restartService(): Promise<void>;
   }
 }
 
 export interface UpdatesPluginOptions {
   /** replaces steps of the app update (tests: recorders instead of npm and process.exit) */
   readonly appUpdateSteps?: Partial<AppUpdateSteps>;
+  /** how the restart asked by an administrator ends the process (tests: a recorder) */
+  readonly exitProcess?: (code: number) => void;
 }
 
 /** Running jobs get this long to end before an updated service exits (the rest end with 5003). */
 const DRAIN_MS = 5 * 60_000;
+
+/** A restart closes the connections whose answers are not taken after this long. */
+const RESTART_CUT_MS = 5_000;
 
 /** The updatable parts; a platforms update swaps the parsing runtime for the next jobs. */
 export default fp<UpdatesPluginOptions>(async (app, opts) => {
@@ -79,11 +89,28 @@ export default fp<UpdatesPluginOptions>(async (app, opts) => {
         await sleep(1000);
       }
       await app.close();
-      process.exit(code);
+      (opts.exitProcess ?? process.exit)(code);
     },
     ...opts.appUpdateSteps,
   };
   const appUpdater = new AppUpdater(parts, steps, (text) => app.log.info({ part: 'app' }, text));
   app.decorate('updates', parts);
   app.decorate('appUpdater', appUpdater);
+
+  let restarting = false;
+  app.decorate('restartService', async () => {
+    if (restarting) return;
+    restarting = true;
+    app.log.info({ running: app.runningJobs.size }, `restart asked: closing, then exiting with code ${RESTART_EXIT_CODE} for the supervisor`);
+    // running jobs end at once (5003); an answer its client does not take would hold the close
+    const cut = setTimeout(() => app.server.closeAllConnections(), RESTART_CUT_MS);
+    cut.unref();
+    try {
+      await app.close();
+    } catch (err) {
+      app.log.error({ err }, 'error while closing for the restart');
+    }
+    clearTimeout(cut);
+    (opts.exitProcess ?? process.exit)(RESTART_EXIT_CODE);
+  });
 }, { name: 'updates', dependencies: ['platforms', 'jobs'] });

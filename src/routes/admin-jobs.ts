@@ -20,6 +20,10 @@ function details(job: Job) {
 }
 
 /**
+ * POST /api/admin/restart: refused (409, empty) while jobs run, unless `?force=true`; else 200,
+ * then the service closes (running jobs end with 5003) and exits with 75 for its supervisor to
+ * start it again, as after an app update.
+ *
  * GET /api/admin/jobs: the ids of the jobs running in this process (the reference's bare array),
  * or with `?details=1` one record per job with its progress and the user who submitted it.
  */
@@ -37,5 +41,23 @@ export default async function adminJobRoutes(instance: FastifyInstance): Promise
     const jobs = app.runningJobs.list();
     const wanted = request.query.details === '1' || request.query.details === 'true';
     return wanted ? jobs.map(details) : jobs.map((j) => j.id);
+  });
+
+  app.post('/restart', {
+    onRequest: app.requireAdmin,
+    schema: {
+      querystring: Type.Object({ force: Type.Optional(Type.Union(['true', 'false'].map((v) => Type.Literal(v)))) }),
+    },
+    // after the answer has gone: the close waits for it
+    onResponse: async (_request, reply) => {
+      if (reply.statusCode === 200) void app.restartService();
+    },
+  }, async (request, reply) => {
+    const running = app.runningJobs.size;
+    if (running > 0 && request.query.force !== 'true') {
+      request.log.info({ running }, 'restart refused: jobs are running (?force=true ends them)');
+      return reply.code(409).send('');
+    }
+    return reply.code(200).send('');
   });
 }

@@ -12,6 +12,7 @@ export const PublicUser = Type.Object({
   username: Type.String(),
   group: Type.Union([Type.Literal('user'), Type.Literal('admin')]),
   founder: Type.Boolean(),
+  notifiate: Type.Boolean(),
   createdAt: Type.String(),
   updatedAt: Type.String(),
 });
@@ -22,7 +23,7 @@ const Str = Type.Optional(Type.String());
 const Credentials = Type.Object({ userid: Str, username: Str, password: Str, confirm: Str });
 const NewUser = Type.Object({ userid: Str, username: Str, password: Str, group: Str });
 const UserChanges = Type.Object({ userid: Str, username: Str, group: Str });
-const Profile = Type.Object({ section: Str, oldPassword: Str, newPassword: Str, confirm: Str });
+const Profile = Type.Object({ section: Str, oldPassword: Str, newPassword: Str, confirm: Str, notifiate: Type.Optional(Type.Union([Type.Boolean(), Type.String()])) });
 const UserParam = Type.Object({ username: Type.String({ maxLength: 1024 }) });
 const Errors = { '4xx': ErrorBody };
 
@@ -170,8 +171,15 @@ export default async function adminUserRoutes(instance: FastifyInstance): Promis
     schema: { body: Profile, response: { 204: Type.Null(), ...Errors } },
   }, async (request, reply) => {
     const body = request.body ?? {};
-    if (body.section !== 'password') fail(400, 'badSection');
     const me = caller(request);
+    if (body.section === 'notifications') {
+      // as the reference reads it: a boolean, or a string where anything but "false" is true
+      if (body.notifiate === undefined) fail(400, 'fillAllFields');
+      const notifiate = typeof body.notifiate === 'boolean' ? body.notifiate : body.notifiate !== 'false';
+      app.userStore.setNotifiate(me.username, notifiate);
+      return reply.code(204).send(null);
+    }
+    if (body.section !== 'password') fail(400, 'badSection');
     if (!given(body.oldPassword) || !given(body.newPassword) || !given(body.confirm)) fail(400, 'fillAllFields');
     const password = newPassword(body.newPassword!, body.confirm, me.username);
     const hash = app.userStore.passwordHash(me.username);

@@ -52,7 +52,7 @@ t.test('the public record carries no secret', async (t) => {
   const { users } = store(t);
   users.create('u@example.org', '$argon2id$secret', 'user');
   const [user] = users.list();
-  t.same(Object.keys(user).sort(), ['createdAt', 'founder', 'group', 'id', 'updatedAt', 'username']);
+  t.same(Object.keys(user).sort(), ['createdAt', 'founder', 'group', 'id', 'notifiate', 'updatedAt', 'username']);
   t.notMatch(JSON.stringify(users.list()), /argon2|secret/);
 });
 

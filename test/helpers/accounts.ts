@@ -7,7 +7,7 @@ import type { FastifyInstance, InjectOptions, LightMyRequestResponse } from 'fas
 import type { Test } from 'tap';
 import { readConfig } from '../../src/config.js';
 import { SHARED_GEOIP_CACHE, SHARED_PLATFORMS_CACHE } from './shared-caches.js';
-import { buildApp } from '../../src/app.js';
+import { buildApp, type BuildOptions } from '../../src/app.js';
 
 export interface InjectApp {
   readonly app: FastifyInstance;
@@ -24,7 +24,7 @@ export interface InjectApp {
  * The whole service on a temporary folder (its SQLite file and job folders), without platforms
  * (fast to start), one parsing thread and trace-level logs kept in memory; closed after the test.
  */
-export async function testApp(t: Test, env: Record<string, string> = {}): Promise<InjectApp> {
+export async function testApp(t: Test, env: Record<string, string> = {}, build: BuildOptions = {}): Promise<InjectApp> {
   const varDir = mkdtempSync(join(tmpdir(), 'logsift-test-'));
   const platformsDir = join(varDir, 'no-platforms');
   mkdirSync(platformsDir);
@@ -36,7 +36,7 @@ export async function testApp(t: Test, env: Record<string, string> = {}): Promis
     },
   });
   const config = readConfig({ VAR_DIR: varDir, PLATFORMS_DIR: platformsDir, POOL_THREADS: '1', GEOIP_CACHE_DIR: SHARED_GEOIP_CACHE, PLATFORMS_CACHE_DIR: SHARED_PLATFORMS_CACHE, ...env });
-  const app = await buildApp(config, { level: 'trace', stream });
+  const app = await buildApp(config, { level: 'trace', stream }, build);
   t.teardown(async () => {
     await app.close();
     rmSync(varDir, { recursive: true, force: true });

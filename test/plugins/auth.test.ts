@@ -5,7 +5,7 @@ import type { User } from '../../src/db/users.js';
 import { ADMIN, FORM, USER, basic, form, testApp, withUsers } from '../helpers/accounts.js';
 
 const user = (id: number, username: string, group: 'user' | 'admin'): User =>
-  ({ id, username, group, founder: false, createdAt: '', updatedAt: '' });
+  ({ id, username, group, founder: false, notifiate: false, createdAt: '', updatedAt: '' });
 
 t.test('who may read a job: by the account\'s id, not its address', async (t) => {
   t.ok(mayAccessJob(user(1, 'a@example.org', 'admin'), 2), 'administrators');

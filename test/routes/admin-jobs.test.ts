@@ -52,3 +52,41 @@ t.test('GET /api/admin/jobs lists the running jobs, with their progress on deman
   t.same((await list()).json(), [], 'an ended job leaves the list');
   t.equal(ta.app.jobStore.get(ids[0])?.lines_read, 50);
 });
+
+t.test('POST /api/admin/restart: 409 while jobs run, unless ?force=true; then the service closes and exits with 75', async (t) => {
+  const exits: number[] = [];
+  const ta = await testApp(t, {}, { updates: { exitProcess: (code) => exits.push(code) } });
+  const admin = await registerAdmin(t, ta);
+  const user = ta.app.userStore.create('user@example.org', ta.app.userStore.passwordHash(ADMIN.userid)!, 'user');
+  const base = await ta.listen();
+  const restart = (query = '', authorization = admin) => fetch(`${base}/api/admin/restart${query}`, { method: 'POST', headers: { authorization } });
+
+  t.equal((await fetch(`${base}/api/admin/restart`, { method: 'POST' })).status, 401);
+  t.equal((await restart('', basic(user.username, ADMIN.password))).status, 403);
+  t.equal((await restart('?force=maybe')).status, 400);
+
+  let push!: (chunk: string | null) => void;
+  const body = new ReadableStream<Uint8Array>({
+    start(controller) {
+      push = (chunk) => (chunk === null ? controller.close() : controller.enqueue(new TextEncoder().encode(chunk)));
+    },
+  });
+  const job = fetch(`${base}/`, { method: 'POST', body, duplex: 'half', headers: { 'content-type': 'text/plain', authorization: admin } } as RequestInit);
+  push(LINE.repeat(50));
+  for (let i = 0; i < 200 && ta.app.runningJobs.size === 0; i++) await sleep(10);
+  const [id] = ta.app.runningJobs.list().map((j) => j.id);
+
+  const refused = await restart();
+  t.equal(refused.status, 409, 'a job is running');
+  t.equal(await refused.text(), '');
+  t.same(exits, []);
+
+  const forced = await restart('?force=true');
+  t.equal(forced.status, 200);
+  t.equal(await forced.text(), '');
+  for (let i = 0; i < 500 && exits.length === 0; i++) await sleep(10);
+  t.same(exits, [75], 'exits with 75 for the supervisor, once closed');
+  const res = await job;
+  // its answer had not begun (no event yet): the status, else the error line after the events
+  t.match(await res.text(), /"code":5003|#logsift-error 5003 /, `the running job ${id} ended with 5003`);
+});

@@ -40,7 +40,7 @@ t.test('register: validations, then the first account becomes the administrator,
   const created = await register(form(ok), FORM);
   t.equal(created.statusCode, 201);
   t.match(created.json(), { id: Number, username: 'boss@example.org', group: 'admin', founder: true, createdAt: String, updatedAt: String });
-  t.same(Object.keys(created.json()).sort(), ['createdAt', 'founder', 'group', 'id', 'updatedAt', 'username']);
+  t.same(Object.keys(created.json()).sort(), ['createdAt', 'founder', 'group', 'id', 'notifiate', 'updatedAt', 'username']);
 
   const again = await register({ userid: 'other@example.org', password: 'Other-pass-1', confirm: 'Other-pass-1' });
   t.equal(again.statusCode, 409);
@@ -292,7 +292,8 @@ t.test('passwords: reset by an administrator, changed by their owner', async (t)
   const next = 'Fresh-words-88';
   for (const [name, payload, code] of [
     ['no section', { oldPassword: password, newPassword: next, confirm: next }, 'badSection'],
-    ['other section', { section: 'notifications' }, 'badSection'],
+    ['other section', { section: 'mail' }, 'badSection'],
+    ['notifications without notifiate', { section: 'notifications' }, 'fillAllFields'],
     ['missing field', { section: 'password', oldPassword: password, newPassword: next }, 'fillAllFields'],
     ['confirmation differs', { section: 'password', oldPassword: password, newPassword: next, confirm: `${next}x` }, 'passwordDoesNotMatch'],
     ['weak', { section: 'password', oldPassword: password, newPassword: 'short', confirm: 'short' }, 'weakPassword'],
@@ -308,6 +309,20 @@ t.test('passwords: reset by an administrator, changed by their owner', async (t)
   t.equal((await profile(mine, { section: 'password' })).statusCode, 401, 'the generated password is gone');
   t.equal((await profile(basic(USER.userid, next), { section: 'x' })).statusCode, 400, 'the new one works');
   t.equal((await profile('', { section: 'password' })).statusCode, 401, 'the profile needs a login');
+
+  // "mail me when my jobs end", as the reference reads it: a boolean, or anything but "false"
+  const me = basic(USER.userid, next);
+  const notifiate = () => ta.app.userStore.get(USER.userid)!.notifiate;
+  t.equal(notifiate(), false, 'off for a new account');
+  for (const [value, expected, headers] of [
+    [true, true, {}], [false, false, {}], ['on', true, FORM], ['false', false, FORM], ['yes', true, {}],
+  ] as const) {
+    const payload = Object.keys(headers).length ? form({ section: 'notifications', notifiate: String(value) }) : { section: 'notifications', notifiate: value };
+    t.equal((await profile(me, payload, headers)).statusCode, 204, `notifiate ${JSON.stringify(value)}`);
+    t.equal(notifiate(), expected, `notifiate ${JSON.stringify(value)} → ${expected}`);
+  }
+  const listed = (await ta.inject({ method: 'GET', url: '/api/admin/users', headers: { authorization: admin } })).json() as Array<{ username: string; notifiate: boolean }>;
+  t.equal(listed.find((u) => u.username === USER.userid)?.notifiate, true, 'in the public record');
 });
 t.test('wrong old passwords reach the limit, though each request logs in first', async (t) => {
   const ta = await testApp(t);

@@ -1,5 +1,5 @@
 import fp from 'fastify-plugin';
-import { mkdirSync } from 'node:fs';
+import { makeDirs } from '../make-dirs.js';
 import { join } from 'node:path';
 import { openDatabase, type Db } from '../db/database.js';
 import { JobStore, recordedHeaders } from '../db/jobs.js';
@@ -28,7 +28,7 @@ function reason(err: unknown): string {
  */
 export async function lockVarDir(varDir: string): Promise<LockFile> {
   try {
-    mkdirSync(varDir, { recursive: true });
+    makeDirs(varDir);
   } catch (err) {
     throw new StartError(`VAR_DIR: cannot create the folder ${varDir} (${reason(err)}): set VAR_DIR to a folder the service can write`);
   }

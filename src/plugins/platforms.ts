@@ -1,6 +1,7 @@
 import fp from 'fastify-plugin';
 import type { FastifyInstance } from 'fastify';
 import { createHash } from 'node:crypto';
+import { rmSync, writeFileSync } from 'node:fs';
 import { readFile, rm } from 'node:fs/promises';
 import { isAbsolute, join, relative, resolve } from 'node:path';
 import { readPlatformSources, type LoadProblem, type PlatformSource } from '../platforms/loader.js';
@@ -9,6 +10,7 @@ import { ParsingRuntime, type Lease, type RuntimeSnapshot } from '../pipeline/pa
 import { loadResources, type LoadedResources } from '../resources/index.js';
 import { BUILTIN_MIDDLEWARES, isBuiltinMiddleware } from '../pipeline/middlewares.js';
 import { StartError } from '../start-error.js';
+import { makeDirs } from '../make-dirs.js';
 
 /** The platforms the service runs with, read from disk (compiled in each worker of their pool). */
 export interface LoadedPlatforms {
@@ -66,6 +68,22 @@ export async function loadPlatforms(dir: string | readonly string[], cacheDir: s
 }
 
 /**
+ * PLATFORMS_CACHE_DIR must take files: a platform's `hooks.ts` is loaded from its transpiled copy
+ * there, and without it the platform would be left out.
+ */
+export function checkCacheDir(cacheDir: string): void {
+  const probe = join(cacheDir, `.writable-${process.pid}`);
+  try {
+    makeDirs(cacheDir);
+    writeFileSync(probe, '');
+    rmSync(probe);
+  } catch (err) {
+    const reason = (err as NodeJS.ErrnoException).code ?? (err as Error).message;
+    throw new StartError(`PLATFORMS_CACHE_DIR: cannot write in the folder ${cacheDir} (${reason}): give the service write access to it, or set PLATFORMS_CACHE_DIR to a folder it can write`);
+  }
+}
+
+/**
  * Removes `var/cache/hooks/`, where earlier versions kept the transpiled hooks (now in
  * PLATFORMS_CACHE_DIR), unless the cache was set to that folder or one inside it; one that cannot be removed
  * is left, as nothing reads it. Runs under VAR_DIR's lock.
@@ -83,6 +101,7 @@ export async function removeOldHooksCache(varDir: string, platformsCacheDir: str
  */
 export default fp(async (app) => {
   const cacheDir = app.config.platformsCacheDir;
+  checkCacheDir(cacheDir);
   await removeOldHooksCache(app.config.varDir, cacheDir);
   const dirs = [app.config.platformsDir, ...app.config.extraPlatformsDirs];
   const runtime = await ParsingRuntime.start<RuntimeData, ParsingPool>({

@@ -2,8 +2,8 @@ import t from 'tap';
 import { mkdtemp } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { existsSync } from 'node:fs';
-import { loadPlatforms, removeOldHooksCache } from '../../src/plugins/platforms.js';
+import { existsSync, readdirSync } from 'node:fs';
+import { checkCacheDir, loadPlatforms, removeOldHooksCache } from '../../src/plugins/platforms.js';
 import { PROJECT_ROOT } from '../../src/paths.js';
 
 t.test('the platforms version depends on the platforms, not on where their hooks are compiled', async (t) => {
@@ -26,4 +26,11 @@ t.test('the hooks cache of earlier versions (var/cache/hooks) is removed, unless
   t.ok(existsSync(join(varDir, 'cache', 'geoip')));
   await removeOldHooksCache(varDir, join(varDir, 'cache', 'platforms'));
   t.pass('nothing to remove is no error');
+});
+
+t.test('PLATFORMS_CACHE_DIR must take files, else the start stops saying so', async (t) => {
+  const root = t.testdir({ file: 'x' });
+  checkCacheDir(join(root, 'new', 'cache'));
+  t.same(readdirSync(join(root, 'new', 'cache')), [], 'made, and the probe removed');
+  t.throws(() => checkCacheDir(join(root, 'file')), { name: 'StartError', message: /^PLATFORMS_CACHE_DIR: cannot write in the folder .*file \(EEXIST\): give the service write access/ });
 });

@@ -818,6 +818,7 @@ export class Job {
     for (const [c, n] of Object.entries(this.rejects) as Array<[RejectCategory, number]>) this.report.rejets[REJECT_COUNTERS[c]] = n;
     const stats = this.report.stats;
     for (const counts of [this.platformCounts, this.rtypeCounts, this.mimeCounts]) for (const { key, n } of counts.values()) stats[key] = n;
+    this.report.replace('alerts', this.alerts().section);
     this.report.refresh();
   }
 
@@ -912,22 +913,27 @@ export class Job {
     })();
   }
 
-  /** The report's alerts (reference 6.1), computed once the job has read everything. */
-  private computeAlerts(): void {
+  /**
+   * The report's alerts (reference 6.1) on the lines read so far: in each snapshot, so that a job
+   * cut off by the end of its process has those of its last one; `texts` are said in the traces
+   * at the job's end.
+   */
+  private alerts(): { section: ReportSection; texts: string[] } {
     const relevant = this.linesRead - (this.rejects['filtered-ecs'] ?? 0);
-    const alerts = unknownDomainAlerts(this.unknownDomains, relevant, this.options.alerts);
+    const texts = unknownDomainAlerts(this.unknownDomains, relevant, this.options.alerts);
     const section: ReportSection = { 'active-alerts': 'unknown-domains' };
-    alerts.forEach((text, i) => {
-      section[`alert-${i + 1}`] = text;
-      this.traces.warn(`Alert: ${text}`);
-    });
+    texts.forEach((text, i) => { section[`alert-${i + 1}`] = text; });
     // said in the traces when it first happened
-    let n = alerts.length;
+    let n = texts.length;
     for (const stage of ['chronology', 'double-clicks'] as const) {
       const early = this.early[stage];
       if (early.n > 0) section[`alert-${++n}`] = heldEventsAlert(stage, { maxHeld: early.maxHeld, shared: early.maxHeld < this.deps.config.limits.maxHeldEvents }, early.n);
     }
-    this.report.replace('alerts', section);
+    return { section, texts };
+  }
+
+  private traceAlerts(): void {
+    for (const text of this.alerts().texts) this.traces.warn(`Alert: ${text}`);
   }
 
   /** Traces what the job did with its lines, and says so loudly if some line is not accounted for. */
@@ -959,7 +965,7 @@ export class Job {
     if (isStatusError(this.failure) && this.failure.code === 5005) throw this.failure;
     this.state = 'done';
     this.report.general['Job-Done'] = true;
-    this.computeAlerts();
+    this.traceAlerts();
     this.refreshReport();
     this.traceCounts();
     this.traces.info(`Job done in ${formatDuration(Date.now() - this.startedAt.getTime()).trim()}`);
@@ -995,6 +1001,7 @@ export class Job {
     g['Job-Done'] = false;
     g.status = error.code;
     g['status-message'] = error.message;
+    this.traceAlerts();
     this.refreshReport();
     this.traceCounts(true);
     this.traces.error(`Job ${outcome}: ${error.code} ${error.message}`);

@@ -139,6 +139,7 @@ t.test('a running job: its report says Job-Done false with growing counts, then 
   const row = app.app.jobStore.get(id)!;
   t.equal(row.state, 'running');
   t.equal(JSON.parse(row.report!).general['Job-Done'], false, 'the database row follows the running report');
+  t.same(later.alerts, { 'active-alerts': 'unknown-domains' }, 'the alerts of the lines so far: a job cut off by its process\'s end keeps those of its last snapshot');
   const html = await get(`${app.url}/${id}/job-report.html`);
   t.match(html.body, /still running/);
   push(null);
@@ -169,6 +170,13 @@ t.test('alerts-test: an unknown domain on 1 line in 8 of 1100', async (t) => {
 
   const threshold = await report(app.url, (await postJob(app.url, log, { 'Alerts-Activation-Threshold': '1100' })).id!);
   t.notOk('alert-1' in threshold.alerts, 'no alert when the lines do not exceed the activation threshold');
+
+  // a job that fails after its lines (a line over MAX_LINE_BYTES) has the alerts of what it read
+  const failed = await postJob(app.url, `${log}\n${'x'.repeat(150_000)}`);
+  const cut = await report(app.url, failed.id!);
+  t.equal(cut.general.status, 4022);
+  t.equal(cut.alerts['alert-1'], 'www.unknowndomain.com is unknown but represents 13% of the log lines', 'a failed job has its alerts');
+  t.match((await get(`${app.url}/${failed.id}/job-traces.log`)).body, /warn: Alert: www\.unknowndomain\.com is unknown/);
 
   const bad = await postJob(app.url, log, { 'Alerts-Unknown-Domains-Rate': 'ten' });
   t.equal(bad.status, 400);

@@ -70,6 +70,11 @@ export interface JobOptions {
   readonly rejectFiles: ReadonlySet<RejectCategory>;
   readonly tracesLevel: TraceLevel;
   readonly alerts: AlertOptions;
+  /**
+   * ezPAARSE-Response-Timeout: how long the connection may stand still before the job fails
+   * (ms, 0: never), in place of IDLE_UPLOAD_MS; undefined: that setting's
+   */
+  readonly idleMs?: number;
   /** the per-event chain by name (ezPAARSE-Middlewares applied to the default) */
   readonly middlewares: readonly string[];
   /** exclusion lists applied (Disable-Filters) */
@@ -192,6 +197,16 @@ function readCount(value: string | undefined, name: string, fallback: number): n
   if (!/^[0-9]+$/.test(v)) throw new StatusError(4032, `${name}: expected a whole number, got ${JSON.stringify(value)}`);
   return Number(v);
 }
+
+/** The reference's socket timeout of a job, as logsift's idle limit: whole milliseconds, at most a day. */
+function readIdleMs(value: string | undefined): number | undefined {
+  if (!value?.trim()) return undefined;
+  const ms = readCount(value, 'ezPAARSE-Response-Timeout', 0);
+  if (ms > MAX_IDLE_MS) throw new StatusError(4032, `ezPAARSE-Response-Timeout: at most ${MAX_IDLE_MS} ms (a day), or 0 for no limit; got ${value.trim()}`);
+  return ms;
+}
+
+const MAX_IDLE_MS = 86_400_000;
 
 /**
  * Headers never recorded in a report, a trace or the database: credentials, and the salt (with
@@ -387,6 +402,7 @@ export function readJobOptions(headers: RequestHeaders, ctx: OptionsContext): Jo
       unknownDomainsRate: readCount(header(headers, 'alerts-unknown-domains-rate'), 'Alerts-Unknown-Domains-Rate', DEFAULT_ALERT_OPTIONS.unknownDomainsRate),
     },
     notifications: readNotifications(header(headers, 'ezpaarse-job-notifications')),
+    idleMs: readIdleMs(header(headers, 'ezpaarse-response-timeout')),
     headers: seen,
     middlewares: chain.middlewares,
     exclusions: readDisableFilters(header(headers, 'disable-filters')),

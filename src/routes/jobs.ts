@@ -254,7 +254,7 @@ async function runJob(app: FastifyInstance, request: FastifyRequest, res: Server
   // Nothing moving on the connection for IDLE_UPLOAD_MS: the job fails if it was waiting for the
   // upload (4037, as a broken upload: what came before still goes through) or for its client to
   // read (4040); see IdleWatch.
-  const idle = app.config.limits.idleUploadMs;
+  const idle = options.idleMs ?? app.config.limits.idleUploadMs;
   let sampler: NodeJS.Timeout | undefined;
   if (idle > 0) {
     // a deferred job's answer is only its own heartbeat: the upload alone says whether it moves

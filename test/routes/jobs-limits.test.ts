@@ -151,3 +151,29 @@ t.test('the idle limit: a client reading slowly goes through; one that stops rea
   t.ok((row?.lines_read ?? 0) < 60_000, 'before its end');
   silent.destroy();
 });
+
+t.test('ezPAARSE-Response-Timeout: a job\'s own idle limit, in milliseconds, in place of IDLE_UPLOAD_MS', async (t) => {
+  const server = await startApp({ limits: { idleUploadMs: 60_000, maxLineBytes: 100_000 } }, { POOL_THREADS: '1' });
+  t.teardown(() => server.close());
+  const hold = async (timeout: string) => {
+    const started = Date.now();
+    const req = request(server.url, { method: 'POST', headers: { 'Transfer-Encoding': 'chunked', 'Log-Format-ezproxy': EZPROXY_DEFAULT, 'Double-Click-Removal': 'false', 'ezPAARSE-Response-Timeout': timeout } });
+    req.on('error', () => undefined);
+    req.write(LINE);
+    const [res] = (await once(req, 'response')) as [IncomingMessage];
+    res.resume();
+    await once(res, 'end');
+    req.destroy();
+    return { status: res.trailers['service-status'], ms: Date.now() - started };
+  };
+  const held = await hold('1500');
+  t.equal(held.status, '4037', 'the upload that stops sending fails after the job\'s own limit');
+  t.ok(held.ms >= 1500 && held.ms < 30_000, `after ${held.ms} ms, not IDLE_UPLOAD_MS's 60 s`);
+  for (const bad of ['soon', '-1', '86400001']) {
+    const res = await post(server.url, LINE, { 'Log-Format-ezproxy': EZPROXY_DEFAULT, 'ezPAARSE-Response-Timeout': bad });
+    t.equal(res.status, 400, bad);
+    t.match(res.headers['service-status-message'], /ezPAARSE-Response-Timeout: /, bad);
+  }
+  const none = await post(server.url, LINE, { 'Log-Format-ezproxy': EZPROXY_DEFAULT, 'ezPAARSE-Response-Timeout': '0' });
+  t.equal(none.status, 200, '0: no limit');
+});

@@ -17,6 +17,7 @@ import { deniedFrameFor, frameFor } from './writers/index.js';
 import type { Frame } from './writers/types.js';
 import type { JobOptions } from './job-options.js';
 import { jobSpec, type BatchResult, type EventRecord, type JobFormat, type JobSpec } from './job-spec.js';
+import { headerLabel } from './job-headers.js';
 import { CR_ENDED_HINT, forEachLine, lineBatches, withoutLineEnd } from './line-batches.js';
 import { writeFileAside } from '../write-aside.js';
 import type { ParsingPool } from './parsing-pool.js';
@@ -44,6 +45,15 @@ export interface JobInput {
   readonly csv?: boolean;
   /** its own charset (a multipart file's Content-Type, without Request-Charset): else the job's */
   readonly charset?: string;
+}
+
+/**
+ * A Log-Format header of an unknown family (misspelt, most likely) is left out, said in the
+ * traces, the report's alerts and a refusal of the lines: the job ran without the format given.
+ */
+function ignoredFormatTexts(options: JobOptions): string[] {
+  const then = options.format ? '' : ', and the format was looked for among the known ones';
+  return options.ignoredFormatHeaders.map((h) => `${headerLabel(h)} is not a log format header (known: Log-Format-ezproxy, -apache, -squid, -bibliopam): it was ignored${then}`);
 }
 
 /** What made an input CSV events, as a refusal or a trace says it. */
@@ -308,7 +318,7 @@ export class Job {
       traces.warn(`Mail notifications to ${o.notifications.join(', ')} are not sent: the service has no mail server`);
     }
     for (const w of o.warnings) traces.warn(w);
-    for (const h of o.ignoredFormatHeaders) traces.warn(`${h}: unknown proxy family, header ignored (known: ezproxy, apache, squid, bibliopam)`);
+    for (const text of ignoredFormatTexts(o)) traces.warn(text);
     traces.info(o.format ? `Log format given (${o.format.family}): ${o.format.literal}` : 'No log format given: it will be detected on the first lines');
     traces.info(`Request charset ${o.requestCharset}; output ${o.output.contentType}, response charset ${o.responseEncoding.charset}${o.responseEncoding.compression ? `, ${o.responseEncoding.compression}` : ''}`);
     traces.info(o.rejectFiles.size ? `Reject files: ${[...o.rejectFiles].join(', ')}` : 'No reject file asked for (Reject-Files)');
@@ -375,7 +385,7 @@ export class Job {
       if (!this.parsedAny) {
         throw new StatusError(4003, this.linesRead === 0 ? 'the request held no line'
           : this.gateDateFailures === this.linesRead ? `the ${this.linesRead} lines read match the log format, but their dates do not read with ${this.dateFormatName()}: set Date-Format`
-          : `none of the ${this.linesRead} lines read matches the log format${this.resultSentBack()}${this.lineEndHint()}`);
+          : `none of the ${this.linesRead} lines read matches the log format${this.resultSentBack()}${this.lineEndHint()}${this.ignoredFormatHint()}`);
       }
       this.flushHeld();
       return await this.complete();
@@ -494,6 +504,12 @@ export class Job {
   }
 
   /** What a 4003 of the gate adds: that the lines hold carriage returns but no line feed, if so. */
+  /** What a 4003 of the gate adds when a misspelt Log-Format header was left out. */
+  private ignoredFormatHint(): string {
+    const texts = ignoredFormatTexts(this.options);
+    return texts.length ? `; ${texts.join('; ')}` : '';
+  }
+
   private lineEndHint(): string {
     return this.gateSawCarriageReturn ? `; ${CR_ENDED_HINT}` : '';
   }
@@ -531,7 +547,7 @@ export class Job {
           const formatName = this.options.format ? 'the given log format' : 'any known log format';
           throw new StatusError(4003, this.gateDateFailures === this.gateFailures
             ? `the first ${this.gateFailures} lines match the log format, but their dates do not read with ${this.dateFormatName()}: set Date-Format (Max-Parse-Attempts)`
-            : `the first ${this.gateFailures} lines do not match ${formatName}${this.gateDateFailures ? ` (${this.gateDateFailures} of them match it but their dates do not read with ${this.dateFormatName()})` : ''} (Max-Parse-Attempts)${this.resultSentBack()}${this.lineEndHint()}`);
+            : `the first ${this.gateFailures} lines do not match ${formatName}${this.gateDateFailures ? ` (${this.gateDateFailures} of them match it but their dates do not read with ${this.dateFormatName()})` : ''} (Max-Parse-Attempts)${this.resultSentBack()}${this.lineEndHint()}${this.ignoredFormatHint()}`);
         }
         return true;
       });
@@ -925,6 +941,7 @@ export class Job {
     texts.forEach((text, i) => { section[`alert-${i + 1}`] = text; });
     // said in the traces when it first happened
     let n = texts.length;
+    for (const text of ignoredFormatTexts(this.options)) section[`alert-${++n}`] = text;
     for (const stage of ['chronology', 'double-clicks'] as const) {
       const early = this.early[stage];
       if (early.n > 0) section[`alert-${++n}`] = heldEventsAlert(stage, { maxHeld: early.maxHeld, shared: early.maxHeld < this.deps.config.limits.maxHeldEvents }, early.n);

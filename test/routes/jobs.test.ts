@@ -85,6 +85,20 @@ t.test('an empty Log-Format header counts as not given: the format is found by a
   t.equal(csvRows(res.text).length, 2, 'the event of the line');
 });
 
+t.test('a Log-Format header of no known family (misspelt) is said in the report\'s alerts and in a refusal of the lines', async (t) => {
+  const detected = await post(url, SD_LINE, { 'Log-Format-Ezprox': EZPROXY_DEFAULT });
+  t.equal(detected.status, 200, 'the line matches a format found by auto-detection');
+  const report = await (await fetch(`${url}/${String(detected.headers['job-id'])}/job-report.json`)).json() as { alerts: Record<string, string> };
+  t.equal(report.alerts['alert-1'], 'Log-Format-Ezprox is not a log format header (known: Log-Format-ezproxy, -apache, -squid, -bibliopam): it was ignored, and the format was looked for among the known ones');
+  const traces = await (await fetch(`${url}/${String(detected.headers['job-id'])}/job-traces.log`)).text();
+  t.match(traces, /warn: Log-Format-Ezprox is not a log format header/);
+
+  const custom = '1.2.3.4 Sess01 - JOHN [30/Nov/2012:10:00:00 +0100] "GET http://www.sciencedirect.com:80/science/article/pii/S0020706317300123 HTTP/1.1" 200 1 INSHS+CNRS\n';
+  const refused = await post(url, custom, { 'Log-Format-ezprox': '%h %{session} %l %u %t "%r" %s %b %{groups}<[A-Z+]+>' });
+  t.equal(refused.headers['service-status'], '4003');
+  t.match(refused.headers['service-status-message'], /none of the 1 lines read matches the log format; Log-Format-Ezprox is not a log format header .*: it was ignored/);
+});
+
 t.test('Accept: unsupported → 406 code 4006, with the status headers and a JSON body', async (t) => {
   const res = await post(url, SD_LINE, { Accept: 'unsupported/format' });
   t.equal(res.status, 406);

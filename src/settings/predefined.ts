@@ -248,8 +248,9 @@ export function mergeJobHeaders(
   defaults: Readonly<Record<string, string>>,
 ): Record<string, string | string[] | undefined> {
   const merged: Record<string, string | string[] | undefined> = {};
-  // a header with an empty value counts as not given: the setting's or the defaults' applies
-  for (const [name, value] of Object.entries(request)) if (!isEmptyHeader(value)) merged[name] = value;
+  // A header with an empty value counts as not given: the setting's or the defaults' applies.
+  // Log-Format-bibliopam alone says something empty: the Bibliopam standard format.
+  for (const [name, value] of Object.entries(request)) if (name === 'log-format-bibliopam' || !isEmptyHeader(value)) merged[name] = value;
   if (acceptsAnything(merged.accept)) delete merged.accept;
   for (const layer of [setting ?? {}, defaults]) {
     const hasFormat = Object.keys(merged).some(isFormatHeader);

@@ -44,6 +44,7 @@ t.test('mergeJobHeaders: a header with an empty value counts as not given', asyn
   t.same(mergeJobHeaders({ 'log-format-ezproxy': '', 'crypted-fields': '  ' }, setting, { 'Traces-Level': 'info' }),
     { 'log-format-apache': '%h %t', 'crypted-fields': 'none', 'traces-level': 'info' }, 'the setting\'s format and values apply');
   t.same(mergeJobHeaders({ 'log-format-ezproxy': ['', ' '] }, undefined, {}), {}, 'empty each time it is sent');
+  t.same(mergeJobHeaders({ 'log-format-bibliopam': '' }, setting, {}), { 'log-format-bibliopam': '', 'crypted-fields': 'none' }, 'but Log-Format-bibliopam, whose empty value is its standard format');
   t.same(mergeJobHeaders({ 'output-fields': ['', '+x'] }, undefined, {}), { 'output-fields': ['', '+x'] }, 'an empty value beside another: left for the header\'s reader');
 });
 

@@ -39,7 +39,7 @@ export function barChart(items, { width = 520, row = 24, labelWidth = 160 } = {}
       // 12: the labels' font size (logsift.css), in the viewBox's units
       h('svg:text', { x: labelWidth - 8, y: y + row * 0.68, 'text-anchor': 'end' },
         h('svg:title', {}, `${item.label}: ${formatNumber(item.value)}`), fitLabel(item.label, labelWidth - 8, 12)),
-      h('svg:rect', { class: 'bar', x: labelWidth, y: y + 4, width: w.toFixed(1), height: row - 8, rx: 3 }),
+      h('svg:rect', { class: 'chart-bar', x: labelWidth, y: y + 4, width: w.toFixed(1), height: row - 8, rx: 3 }),
       h('svg:text', { class: 'muted', x: labelWidth + w + 6, y: y + row * 0.68 }, formatNumber(item.value)),
     );
   });
@@ -54,7 +54,7 @@ export function columnChart(points, { width = 520, height = 140 } = {}) {
   points.forEach((p, n) => {
     if (p.value <= 0) return;
     const hgt = Math.max((p.value / max) * height, 1);
-    svg.append(h('svg:rect', { class: 'bar', x: (n * step + step * 0.15).toFixed(1), y: (height - hgt).toFixed(1), width: (step * 0.7).toFixed(1), height: hgt.toFixed(1), rx: 2 },
+    svg.append(h('svg:rect', { class: 'chart-bar', x: (n * step + step * 0.15).toFixed(1), y: (height - hgt).toFixed(1), width: (step * 0.7).toFixed(1), height: hgt.toFixed(1), rx: 2 },
       h('svg:title', {}, `${p.label}: ${formatNumber(p.value)}`)));
   });
   svg.append(h('svg:line', { x1: 0, x2: width, y1: height + 0.5, y2: height + 0.5, stroke: 'currentColor', 'stroke-opacity': 0.25 }));

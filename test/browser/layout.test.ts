@@ -151,6 +151,26 @@ if (browser) {
     t.ok(shown[0].text.endsWith('…') && long.startsWith(shown[0].text.slice(0, -1)), `cut at the end: "${shown[0].text}"`);
     t.match(shown[0].title, long, 'the whole name in its title');
     t.equal(shown[2].text, 'sd', 'a short label whole');
+
+    // Columns and bars drawn at their values' sizes: the page's CSS (the progress bar's .bar) once
+    // drew every column 0.6 rem high whatever its value.
+    const drawn = await page.evaluate(async () => {
+      const { barChart, columnChart } = await import('/charts.js' as string) as Record<string, (items: Array<{ label: string; value: number }>) => SVGElement>;
+      const box = document.createElement('div');
+      box.style.width = '520px';
+      const columns = columnChart([{ label: 'a', value: 100 }, { label: 'b', value: 50 }, { label: 'c', value: 10 }]);
+      const bars = barChart([{ label: 'a', value: 100 }, { label: 'b', value: 50 }]);
+      box.append(columns, bars);
+      document.body.append(box);
+      // (no named function in here: the test's transpiler would wrap it in a helper the page lacks)
+      const columnBoxes = [...columns.querySelectorAll('rect')].map((r) => r.getBoundingClientRect());
+      const barBoxes = [...bars.querySelectorAll('rect')].map((r) => r.getBoundingClientRect());
+      return { columns: columnBoxes.map((b) => b.height), bars: barBoxes.map((b) => b.width), barHeights: barBoxes.map((b) => b.height) };
+    });
+    t.ok(Math.abs(drawn.columns[0] / drawn.columns[1] - 2) < 0.05 && Math.abs(drawn.columns[0] / drawn.columns[2] - 10) < 0.5, `columns as high as their values: ${drawn.columns.map((n) => n.toFixed(1)).join(', ')} px`);
+    t.ok(drawn.columns[0] > 100, 'the highest column fills the chart\'s height');
+    t.ok(Math.abs(drawn.bars[0] / drawn.bars[1] - 2) < 0.05, `bars as long as their values: ${drawn.bars.map((n) => n.toFixed(1)).join(', ')} px`);
+    t.ok(drawn.barHeights[0] > 12, `bars of the row's height (${drawn.barHeights[0].toFixed(1)} px)`);
   });
 
   /** WCAG's contrast ratio of two `rgb(r, g, b)` colours. */

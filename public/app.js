@@ -13,6 +13,9 @@ const page = {
   baseline: null,
   /** headers of the setting that no control shows, sent as they are */
   extra: {},
+  /** the selected setting's name, and what the note under the selector says of it */
+  settingName: '',
+  settingNote: null,
   rejects: [],
   app: null,
   job: null,
@@ -216,8 +219,9 @@ function applySetting(id) {
     }
     page.baseline = formHeaders();
   }
-  $('#predefined-note').textContent = setting
-    ? `${setting.fullName}${setting.country ? ` (${setting.country})` : ''}: ${Object.keys(setting.headers).length} header(s) applied to the form.`
+  page.settingName = setting ? `${setting.fullName}${setting.country ? ` (${setting.country})` : ''}` : '';
+  page.settingNote = setting
+    ? `${page.settingName}: ${Object.keys(setting.headers).length} header(s) applied to the form.`
     : "A predefined setting fills the form with an institution's usual settings.";
   refresh();
 }
@@ -250,8 +254,18 @@ function refresh() {
   const proxy = $('#proxy').value;
   $('#format').disabled = !proxy;
   $('#format').placeholder = { ezproxy: '%h %l %u %t "%r" %s %b', apache: '%h %l %u %t "%r" %>s %b', squid: '%ts.%03tu %6tr %>a %Ss/%03>Hs %<st %rm %ru %[un %Sh/%<a %mt', bibliopam: 'standard' }[proxy] ?? 'choose the proxy type first';
+  // a type without its format sends nothing: the job recognises the format, as with no type
+  $('#format-note').textContent = proxy && proxy !== 'bibliopam' && !$('#format').value.trim()
+    ? 'Empty: the format is recognised among the common ones (the type alone is not sent). Type your proxy\'s format to use it.'
+    : '';
   const id = $('#predefined').value;
-  if (id) $('#predefined-note').classList.toggle('warn', modified());
+  const changed = Boolean(id) && modified();
+  const note = $('#predefined-note');
+  note.classList.toggle('warn', changed);
+  note.textContent = changed
+    ? `Changed from ${page.settingName}: the job is sent with the form's values, without the setting's name.`
+    : page.settingNote ?? note.textContent;
+  $('#predefined-reset').hidden = !changed;
   renderExtra();
   renderCommand();
   const ready = inputs().length > 0 && !page.job;
@@ -387,6 +401,19 @@ async function poll(job) {
   }
 }
 
+/**
+ * The job's progress once it has ended: a cancelled upload's job records its end a moment after
+ * the connection closes, and a progress still saying "running" would show no partial result.
+ */
+async function finalProgress(job) {
+  let p = await poll(job);
+  for (let i = 0; i < 40 && p?.running; i++) {
+    await new Promise((resolve) => setTimeout(resolve, 250));
+    p = await poll(job);
+  }
+  return p;
+}
+
 function finish(job, outcome) {
   clearInterval(job.timer);
   page.job = null;
@@ -452,7 +479,7 @@ async function start() {
   await ended;
   job.phase = 'ended';
   if (job.ended) return finish(job, { ok: false, message: endedMessage(job.ended), progress: job.ended });
-  const progress = await poll(job);
+  const progress = await finalProgress(job);
   if (job.cancelled) return finish(job, { ok: false, cancelled: true, progress });
   let body = null;
   try {
@@ -511,6 +538,10 @@ async function load() {
 setupLogin();
 setupDropzone();
 $('#predefined').addEventListener('change', (e) => applySetting(e.target.value));
+$('#predefined-reset').addEventListener('click', () => {
+  applySetting($('#predefined').value);
+  $('#predefined').focus();
+});
 $('#step-settings').addEventListener('input', refresh);
 $('#step-settings').addEventListener('change', refresh);
 $('#test-format').addEventListener('click', () => void testFormat());

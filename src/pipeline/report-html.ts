@@ -27,7 +27,8 @@ code{font-family:ui-monospace,Menlo,Consolas,monospace;font-size:.9em}
 .meta{color:var(--muted);margin:0;font-size:.92em;overflow-wrap:anywhere}
 .state{display:inline-block;vertical-align:middle;padding:.1rem .6rem;border-radius:999px;font-size:.6em;font-weight:600;background:var(--soft);color:var(--accent)}
 .state.done{background:#e3f5ea;color:var(--ok)}
-.state.failed,.state.stopped{background:#fde8e8;color:var(--bad)}
+.state.failed{background:#fde8e8;color:var(--bad)}
+.state.stopped{background:#fff3dc;color:var(--warn)}
 .figures{display:grid;grid-template-columns:repeat(auto-fit,minmax(8.5rem,1fr));gap:.75rem;margin:0}
 .figures div{border:1px solid var(--line);border-radius:8px;padding:.6rem .8rem}
 .figures dt{font-size:.78em;color:var(--muted);text-transform:uppercase;letter-spacing:.04em}
@@ -67,6 +68,9 @@ export const REPORT_HTML_CSP = [
 
 export const REFRESH_SECONDS = 5;
 
+/** The statuses of a job stopped from outside: 4039 (client gone), 4040 (client not reading), 5003 (shutdown). */
+const STOPPED_FROM_OUTSIDE: ReadonlySet<number> = new Set([4039, 4040, 5003]);
+
 export type ReportLanguage = 'en' | 'fr';
 
 const TEXT = {
@@ -80,6 +84,7 @@ const TEXT = {
     thrown: 'What was thrown away, and why', category: 'Category', count: 'Lines', share: 'Of the lines', why: 'Why', file: 'File',
     deniedRow: 'Denied access', deniedWhy: 'consultations the platform refused (HTTP 401/403, or said so): in a file of their own',
     nothingThrown: 'No line was thrown away.', kept: 'kept as events', download: 'lines',
+    rateNote: (rate: string) => `The rejection rate (${rate}) is the reference's: the lines of an unknown format or domain, unqualified, double clicks, out of order or in error, out of the lines read less those that are not a consultation.`,
     settings: 'Settings', predefined: 'Predefined settings', format: 'Log format', headers: 'Request headers', noneSetting: 'none',
     firstEvent: 'The first event', files: 'Files', allValues: "All the report's values", result: 'Result', report: 'Report (JSON)',
     traces: 'Traces', others: 'others', status: 'Status', alerts: 'Alerts',
@@ -99,6 +104,7 @@ const TEXT = {
     thrown: 'Ce qui a été écarté, et pourquoi', category: 'Catégorie', count: 'Lignes', share: 'Des lignes', why: 'Pourquoi', file: 'Fichier',
     deniedRow: 'Accès refusés', deniedWhy: 'consultations refusées par la plateforme (HTTP 401/403, ou signalées)\u202f: dans un fichier à part',
     nothingThrown: "Aucune ligne n'a été écartée.", kept: 'gardés comme événements', download: 'lignes',
+    rateNote: (rate: string) => `Le taux de rejet (${rate}) est celui de la référence : les lignes de format ou de domaine inconnu, non qualifiées, doubles clics, hors d'ordre ou en erreur, sur les lignes lues moins celles qui ne sont pas une consultation.`,
     settings: 'Paramètres', predefined: 'Paramètres prédéfinis', format: 'Format du log', headers: 'En-têtes de la requête', noneSetting: 'aucun',
     firstEvent: 'Le premier événement', files: 'Fichiers', allValues: 'Toutes les valeurs du rapport', result: 'Résultat', report: 'Rapport (JSON)',
     traces: 'Traces', others: 'autres', status: 'Statut', alerts: 'Alertes',
@@ -319,8 +325,11 @@ export function renderReportHtml(report: ReportData, lang: ReportLanguage = 'en'
   const g = report.general ?? {};
   const stats = report.stats ?? {};
   const done = g['Job-Done'] === true;
-  const failed = !done && g.status !== undefined && g.status !== null;
-  const running = opts.running ?? (!done && !failed);
+  const ended = !done && g.status !== undefined && g.status !== null;
+  // ended from outside (its client gone or not reading, the service stopping): not a failure
+  const stoppedFromOutside = ended && STOPPED_FROM_OUTSIDE.has(Number(g.status));
+  const failed = ended && !stoppedFromOutside;
+  const running = opts.running ?? (!done && !ended);
   const state = done ? 'done' : failed ? 'failed' : running ? 'running' : 'stopped';
   const date = jobDateText(g['Job-Date'], lang);
   const link = linker(valueText(g['Job-ID']), opts.ticket);
@@ -344,7 +353,7 @@ export function renderReportHtml(report: ReportData, lang: ReportLanguage = 'en'
     figure('fig-platforms', t.platforms, fmt(num(stats.platforms))),
   ].join('');
   const notices: string[] = [];
-  if (failed) notices.push(`<p class="notice bad" id="job-status">${escapeHtml(`${t.status} ${valueText(g.status)}${colon}${valueText(g['status-message'])}`)}</p>`);
+  if (ended) notices.push(`<p class="notice${failed ? ' bad' : ''}" id="job-status">${escapeHtml(`${t.status} ${valueText(g.status)}${colon}${valueText(g['status-message'])}`)}</p>`);
   const alerts = Object.entries(report.alerts ?? {}).filter(([k]) => /^alert-\d+$/.test(k));
   if (alerts.length) notices.push(`<div class="notice" id="alerts"><strong>${escapeHtml(t.alerts)}</strong><ul>${alerts.map(([, v]) => `<li>${escapeHtml(valueText(v))}</li>`).join('')}</ul></div>`);
 
@@ -393,7 +402,7 @@ ${note ? `<p class="meta state-note">${escapeHtml(note)}</p>\n` : ''}</div></hea
 <main>
 <section id="summary"><dl class="figures">${summary}</dl>${notices.join('')}</section>
 <section id="consulted"><h2>${escapeHtml(t.consulted)}</h2><div class="charts">${charts}</div></section>
-<section id="thrown"><h2>${escapeHtml(t.thrown)}</h2>${rejectsTable(report, lang, t, formats, link)}</section>
+<section id="thrown"><h2>${escapeHtml(t.thrown)}</h2>${rejectsTable(report, lang, t, formats, link)}<p class="meta" id="rate-note">${escapeHtml(t.rateNote(rate))}</p></section>
 <section id="settings"><h2>${escapeHtml(t.settings)}</h2>${kvTable(settings, 'settings-table')}${headers.length ? `<h3>${escapeHtml(t.headers)}</h3>${kvTable(headers, 'headers-table')}` : ''}</section>
 ${firstEvent.length ? `<section id="first-event"><h2>${escapeHtml(t.firstEvent)}</h2>${kvTable(firstEvent, 'first-event-table')}</section>\n` : ''}<section id="links"><p>${links}</p><details class="all"><summary>${escapeHtml(t.allValues)}</summary>${allValuesTable(report, t, link, opts.result === true)}</details></section>
 <footer>logsift ${escapeHtml(valueText(g['logsift-version'] ?? g['ezPAARSE-version']))} · platforms ${escapeHtml(valueText(g['platforms-version']))}</footer>

@@ -15,7 +15,7 @@ import type { ReportData } from '../../src/pipeline/job-report.js';
 interface Box { x: number; y: number; width: number; height: number; right: number }
 interface El {
   readonly tagName: string; readonly id: string; readonly className: unknown; readonly textContent: string | null;
-  getBoundingClientRect(): Box; getBBox(): Box; querySelector(s: string): El | null; append(...n: unknown[]): void;
+  getBoundingClientRect(): Box; getBBox(): Box; querySelector(s: string): El | null; querySelectorAll(s: string): Iterable<El>; append(...n: unknown[]): void;
   readonly style: { width: string };
 }
 declare const document: {
@@ -155,7 +155,7 @@ if (browser) {
     // Columns and bars drawn at their values' sizes: the page's CSS (the progress bar's .bar) once
     // drew every column 0.6 rem high whatever its value.
     const drawn = await page.evaluate(async () => {
-      const { barChart, columnChart } = await import('/charts.js' as string) as Record<string, (items: Array<{ label: string; value: number }>) => SVGElement>;
+      const { barChart, columnChart } = await import('/charts.js' as string) as Record<string, (items: Array<{ label: string; value: number }>) => El>;
       const box = document.createElement('div');
       box.style.width = '520px';
       const columns = columnChart([{ label: 'a', value: 100 }, { label: 'b', value: 50 }, { label: 'c', value: 10 }]);

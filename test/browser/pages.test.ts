@@ -11,6 +11,7 @@ import { SHARED_DIR, PROJECT_ROOT } from '../../src/paths.js';
 
 // The functions given to page.evaluate and waitForFunction run in the page: the browser's names.
 declare const document: { querySelector(selector: string): { textContent: string | null } | null };
+declare const window: { getComputedStyle(el: unknown): { color: string } };
 declare class DataTransfer {
   readonly items: { add(file: unknown): void };
 }
@@ -95,6 +96,14 @@ if (browser) {
     t.same(names, [...(existsSync(sample) ? ['sd.2012-11-30.300.log'] : []), 'x-proxy.log', 'y-proxy.log.gz'], 'listed in name order');
     t.equal(await page.textContent('#file-list li:last-child .badge'), 'gzip');
 
+    // a proxy type without its format: the form says that the format will be recognised
+    await page.selectOption('#proxy', 'squid');
+    t.match(await text(page, '#format-note'), /^Empty: the format is recognised among the common ones \(the type alone is not sent\)/);
+    await page.fill('#format', '%ts %>a');
+    t.equal(await text(page, '#format-note'), '', 'a format typed: nothing to say');
+    await page.fill('#format', '');
+    await page.selectOption('#proxy', '');
+
     await page.selectOption('#predefined', 'logsift-ezproxy-standard');
     t.equal(await page.inputValue('#proxy'), 'ezproxy', 'the setting fills the form');
     t.equal(await page.inputValue('#format'), '%h %l %u %t "%r" %s %b');
@@ -104,6 +113,21 @@ if (browser) {
     const command = await text(page, '#command');
     t.match(command, /ezPAARSE-Predefined-Settings: logsift-ezproxy-standard/, 'the setting is named: nothing it sets was changed');
     t.match(command, /Reject-Files: unknown-formats,unknown-domains,unqualified-ecs/);
+
+    // a value the setting gave, changed: said under the selector, the name no longer sent; reset
+    t.notOk(await page.isVisible('#predefined-reset'));
+    await page.fill('#format', '%h %l %u %t "%r" %s %b %{ua}<.*>');
+    t.match(await text(page, '#predefined-note'), /^Changed from EZproxy standard format.*without the setting's name/);
+    const colour = (selector: string) => page.$eval(selector, (e) => window.getComputedStyle(e).color);
+    t.ok(await page.$eval('#predefined-note', (e) => e.classList.contains('warn')), 'marked');
+    t.not(await colour('#predefined-note'), await colour('#start-hint'), 'in the warning colour, not a hint\'s');
+    t.notMatch(await text(page, '#command'), /ezPAARSE-Predefined-Settings/);
+    await page.click('#predefined-reset');
+    t.equal(await page.inputValue('#format'), '%h %l %u %t "%r" %s %b', 'back to the setting\'s values');
+    for (const category of ['unknown-formats', 'unknown-domains', 'unqualified-ecs']) await page.check(`#reject-choices input[value="${category}"]`);
+    t.match(await text(page, '#predefined-note'), /header\(s\) applied to the form/);
+    t.match(await text(page, '#command'), /ezPAARSE-Predefined-Settings: logsift-ezproxy-standard/);
+    t.notOk(await page.isVisible('#predefined-reset'));
 
     await page.click('#test-format');
     await page.waitForSelector('#tester-out .notice');
@@ -229,6 +253,14 @@ if (browser) {
     await other.click('#cancel');
     await other.waitForSelector('#job-state.warn');
     t.equal(await text(other, '#job-state'), 'cancelled');
+    // the figures shown are the job's last ones, once the service has recorded its end
+    const cancelledId = await text(other, '#job-id');
+    const ended = await (await other.request.get(`${base}/api/jobs/${cancelledId}/progress`, {
+      headers: { authorization: `Basic ${Buffer.from('librarian@example.org:Reading-Room-2024').toString('base64')}` },
+    })).json() as { running: boolean; linesRead: number; events: number };
+    t.equal(ended.running, false);
+    t.equal((await text(other, '#fig-lines')).replace(/\D/g, ''), String(ended.linesRead), `the lines read shown: ${ended.linesRead}`);
+    t.equal(Boolean(await other.$('#download-result')), ended.events > 0, 'a partial result link when it holds events');
     await throttle(other, -1);
 
     // With a login, the result links carry a ticket: they open without the password.

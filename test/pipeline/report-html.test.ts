@@ -129,3 +129,16 @@ t.test('result-file-ecs is a link only when the result file is there (a deferred
   const deferred = renderReportHtml(REPORT, 'en', { running: false, result: true });
   t.match(deferred, /<td class="key">result-file-ecs<\/td><td class="value"><a href="http:\/\/x\.test\/abc"/, 'a deferred job: a link');
 });
+
+t.test('a job stopped from outside (its client gone, the service stopping) is "stopped", not "failed"', async (t) => {
+  const ended = (status: number, message: string) => renderReportHtml({ ...REPORT, general: { ...REPORT.general, 'Job-Done': false, status, 'status-message': message } }, 'en');
+  for (const status of [4039, 4040, 5003]) {
+    const html = ended(status, 'The client closed the connection');
+    t.match(html, /class="state stopped"[^>]*>stopped</, `${status}: stopped`);
+    t.match(html, new RegExp(`<p class="notice" id="job-status">Status ${status}: `), `${status}: said, not as an error`);
+    t.notMatch(html, /http-equiv="refresh"/);
+  }
+  const failed = ended(4022, 'a line over MAX_LINE_BYTES');
+  t.match(failed, /class="state failed"[^>]*>failed</);
+  t.match(failed, /<p class="notice bad" id="job-status">Status 4022: /);
+});

@@ -1,7 +1,7 @@
 import Fastify, { type FastifyInstance, type FastifyRequest } from 'fastify';
 import type { Config, TrustProxy } from './config.js';
 import { APP_VERSION } from './version.js';
-import { refuseNonFiniteNumbers, schemaErrorFormatter } from './http-errors.js';
+import { databaseFailure, refuseNonFiniteNumbers, schemaErrorFormatter } from './http-errors.js';
 import { PROJECT_ROOT } from './paths.js';
 import { readBuildInfo, type BuildInfo } from './build-info.js';
 import databasePlugin from './plugins/database.js';
@@ -11,7 +11,7 @@ import retentionPlugin from './plugins/retention.js';
 import authPlugin from './plugins/auth.js';
 import updatesPlugin, { type UpdatesPluginOptions } from './plugins/updates.js';
 import adminUpdateRoutes from './routes/admin-updates.js';
-import jobRoutes from './routes/jobs.js';
+import jobRoutes, { sendStatusError } from './routes/jobs.js';
 import jobFileRoutes, { jobFileAccess, reportContext } from './routes/job-files.js';
 import infoRoutes from './routes/info.js';
 import adminUserRoutes from './routes/admin-users.js';
@@ -99,6 +99,15 @@ export async function buildApp(config: Config, logger: boolean | object = { leve
   // answer: node's default took that for a disconnection and aborted the job.
   (app.server as typeof app.server & { httpAllowHalfOpen: boolean }).httpAllowHalfOpen = true;
   app.decorate('config', config);
+  // The routes without a handler of their own (jobs, their files): the database failing under a
+  // request is a 5005 saying what to fix, as a job's answer; anything else gets Fastify's answer.
+  app.setErrorHandler((err, request, reply) => {
+    const failure = databaseFailure(err, request);
+    if (!failure) throw err;
+    request.log.error({ code: (err as { code?: string }).code }, `request failed: ${failure.message}`);
+    reply.hijack();
+    sendStatusError(reply.raw, failure, { 'ezPAARSE-Version': APP_VERSION });
+  });
   // Before any route is added, so that every route has it.
   app.addHook('preHandler', refuseNonFiniteNumbers);
   const routeList: Array<{ method: string; url: string }> = [];

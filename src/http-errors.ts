@@ -1,6 +1,8 @@
 import { STATUS_CODES as HTTP_STATUS } from 'node:http';
 import type { FastifyError, FastifyReply, FastifyRequest, FastifySchemaValidationError, HookHandlerDoneFunction } from 'fastify';
 import { Type } from '@fastify/type-provider-typebox';
+import { StatusError } from './status-codes.js';
+import { storageDetail } from './storage-errors.js';
 
 /**
  * A refusal with a stable machine code (camelCase, routes.md 0.3), answered as
@@ -40,6 +42,17 @@ function camelCase(text: string): string {
 }
 
 /**
+ * The service's SQLite file failing under a request (damaged, its disk full, locked, read-only) as
+ * 5005 saying what to fix; undefined for any other error.
+ */
+export function databaseFailure(err: unknown, request: FastifyRequest): StatusError | undefined {
+  const code = (err as { code?: unknown } | undefined)?.code;
+  if (typeof code !== 'string' || !code.startsWith('SQLITE_')) return undefined;
+  const detail = storageDetail(err, { database: request.server.jobStore.file });
+  return detail === undefined ? undefined : new StatusError(5005, detail);
+}
+
+/**
  * Error handler for the JSON API routes: every error gets the `{ statusCode, error, message }`
  * body with a machine code; schema failures say which field is wrong; 5xx say nothing more.
  */
@@ -51,6 +64,11 @@ export function apiErrorHandler(error: FastifyError | ApiError, request: Fastify
     return sendApiError(reply, new ApiError(400, 'invalidParameter', {}, error.message));
   }
   const status = error.statusCode ?? 500;
+  const storage = status >= 500 ? databaseFailure(error, request) : undefined;
+  if (storage) {
+    request.log.error({ code: error.code }, `request failed: ${storage.message}`);
+    return sendApiError(reply, new ApiError(503, 'storageFailed', {}, storage.message));
+  }
   if (status >= 500) {
     request.log.error({ err: error }, 'request failed');
     return sendApiError(reply, new ApiError(500, 'internalError'));

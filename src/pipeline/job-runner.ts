@@ -5,7 +5,6 @@ import iconv from 'iconv-lite';
 import { StatusError, isStatusError } from '../status-codes.js';
 import type { Config } from '../config.js';
 import type { JobStore, JobProgress } from '../db/jobs.js';
-import { isBusy } from '../db/database.js';
 import { autoFormats } from './formats/auto-detect.js';
 import { checkLine } from './formats/line-check.js';
 import { makeEventTimer } from './dates.js';
@@ -35,7 +34,7 @@ import { deniedFileName, jobDir, jobUrls, REPORT_FILE, TRACES_FILE, type JobUrls
 import type { RejectCategory } from './stages/types.js';
 import { UNKNOWN_BUILD, type BuildInfo } from '../build-info.js';
 import { doubleClickReport } from './double-clicks.js';
-import { folderError, storageError } from '../storage-errors.js';
+import { folderError, storageDetail, storageError } from '../storage-errors.js';
 
 /** One part of a job's input: a raw body, or one file of a multipart upload (bytes, decompressed). */
 export interface JobInput {
@@ -906,8 +905,9 @@ export class Job {
   }
 
   /**
-   * A row that could not be closed for a lock is closed once the lock is gone (tried every
-   * ROW_RETRY_MS for ROW_RETRY_FOR_MS), so that it does not read `running` until the next start.
+   * A row that could not be closed (a lock, a full disk, an I/O error) is closed once the cause is
+   * gone (tried every ROW_RETRY_MS for ROW_RETRY_FOR_MS), so that it does not read `running` until
+   * the next start, which would take it for interrupted.
    */
   private closeRowLater(state: JobOutcome, status: { code: number; message: string }): void {
     const store = this.deps.store;
@@ -923,7 +923,7 @@ export class Job {
           return;
         } catch (err) {
           // another failure (the database closed by the shutdown): the next start marks it interrupted
-          if (!isBusy(err)) return;
+          if (storageDetail(err, { database: store.file }) === undefined) return;
         }
       }
     })();

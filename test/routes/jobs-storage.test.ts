@@ -1,6 +1,9 @@
 import t from 'tap';
 import { mkdir, readdir, readFile, rm, writeFile } from 'node:fs/promises';
+import { closeSync, openSync, writeSync } from 'node:fs';
+import { randomBytes } from 'node:crypto';
 import { join } from 'node:path';
+import Database from 'better-sqlite3';
 import { startApp, type TestApp, EZPROXY_DEFAULT } from '../helpers/app.js';
 import { get, jobFile, openJob, postJob, report } from '../helpers/jobs.js';
 
@@ -88,4 +91,44 @@ t.test('report.json behind the row (interim) or cut short: the routes serve the 
   const none = await get(`${app.url}/${done.id}/job-report.html`);
   t.equal(none.status, 500);
   t.match(JSON.parse(none.body), { message: 'reportUnreadable' });
+});
+
+t.test('the database damaged under a running service: a job gets 503 5005 saying what to fix, not a bare 500', async (t) => {
+  const own = await startApp({}, {});
+  t.teardown(() => own.close());
+  t.equal((await postJob(own.url, LINE(1), FORMAT)).status, 200);
+  const file = join(own.varDir, 'logsift.sqlite');
+  // everything in the main file, then its pages after the first overwritten
+  const other = new Database(file);
+  other.pragma('wal_checkpoint(TRUNCATE)');
+  other.close();
+  const fd = openSync(file, 'r+');
+  writeSync(fd, randomBytes(30 * 4096), 0, 30 * 4096, 4096);
+  closeSync(fd);
+  const refused = await postJob(own.url, LINE(2), FORMAT);
+  t.equal(refused.status, 503);
+  t.equal(refused.headers.get('service-status'), '5005');
+  t.match(refused.headers.get('service-status-message'), new RegExp(`^The service cannot write its storage: the database ${file.replace(/[.]/g, '\\.')} is damaged \\(SQLITE_`));
+  t.match(refused.headers.get('service-status-message'), /restore the file from a backup, or move it aside/);
+  t.equal((await fetch(`${own.url}/api/health`)).status, 204, 'the service goes on');
+});
+
+t.test('a row that cannot be closed for another cause than a lock is closed once the cause is gone (not left running)', async (t) => {
+  const own = await startApp({}, { JOB_REPORT_INTERVAL_MS: '100000' });
+  t.teardown(() => own.close());
+  const db = own.app.db;
+  const { push, response } = openJob(own.url, LINE(1), FORMAT);
+  const res = await response;
+  const id = res.headers.get('job-id')!;
+  // the service's database taken as read-only (SQLITE_READONLY: a remount, a permission changed)
+  db.pragma('query_only = 1');
+  for (let i = 2; i < 50; i++) push(LINE(i));
+  push(null);
+  t.match(await res.text(), /#logsift-error 5005 The service cannot write its storage: the database .* cannot be written \(SQLITE_READONLY\): give the service write access to it and its folder\n$/);
+  t.equal(own.app.jobStore.get(id)?.state, 'running', 'the row could not be closed');
+  await new Promise((r) => setTimeout(r, 2500)); // past the first tries to close it
+  t.equal(own.app.jobStore.get(id)?.state, 'running');
+  db.pragma('query_only = 0');
+  for (let waited = 0; waited < 10_000 && own.app.jobStore.get(id)?.state === 'running'; waited += 100) await new Promise((r) => setTimeout(r, 100));
+  t.match(own.app.jobStore.get(id), { state: 'failed', status_code: 5005 }, 'closed as the job ended, once it can be written');
 });

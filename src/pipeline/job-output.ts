@@ -1,9 +1,11 @@
 import { createWriteStream, type WriteStream } from 'node:fs';
+import { stat } from 'node:fs/promises';
 import { once } from 'node:events';
 import type { ServerResponse } from 'node:http';
 import type { Writable } from 'node:stream';
 import { createEncoder, contentTypeWithCharset, type ResponseEncoding } from './writers/encoding.js';
 import type { Frame } from './writers/types.js';
+import { StatusError } from '../status-codes.js';
 
 /** A frame's pieces as UTF-8 bytes. */
 function frameBytes({ head, separator, terminator = '' }: Frame) {
@@ -288,7 +290,7 @@ export class DeferredOutput implements JobOutput {
 
   constructor(
     private readonly res: ServerResponse,
-    path: string,
+    private readonly path: string,
     frame: () => Frame,
     encoding: ResponseEncoding,
     private readonly headers: () => Record<string, string>,
@@ -352,8 +354,16 @@ export class DeferredOutput implements JobOutput {
   }
 
   /** The result file whole and closed; the heartbeat goes on until finish(). */
-  settle(): Promise<void> {
-    return this.closeFile();
+  async settle(): Promise<void> {
+    await this.closeFile();
+    // Writes to a file removed under the job (its folder deleted by hand or by a clean-up) all
+    // succeed, and the events are gone with it: the job is not done.
+    try {
+      await stat(this.path);
+    } catch (err) {
+      if ((err as NodeJS.ErrnoException).code !== 'ENOENT') throw err;
+      throw new StatusError(5005, `the result file ${this.path} was removed while the job ran (its folder deleted?): its events are lost, run the job again`);
+    }
   }
 
   async finish(): Promise<void> {

@@ -132,3 +132,26 @@ t.test('a row that cannot be closed for another cause than a lock is closed once
   for (let waited = 0; waited < 10_000 && own.app.jobStore.get(id)?.state === 'running'; waited += 100) await new Promise((r) => setTimeout(r, 100));
   t.match(own.app.jobStore.get(id), { state: 'failed', status_code: 5005 }, 'closed as the job ended, once it can be written');
 });
+
+t.test('a deferred job whose folder is deleted while it runs fails with 5005, not done with its events lost', async (t) => {
+  const id = crypto.randomUUID();
+  let push!: (text: string | null) => void;
+  const body = new ReadableStream<Uint8Array>({
+    start(controller) {
+      push = (text) => (text === null ? controller.close() : controller.enqueue(new TextEncoder().encode(text)));
+    },
+  });
+  push(LINE(1));
+  const response = fetch(`${app.url}/${id}`, { method: 'PUT', body, headers: FORMAT, duplex: 'half' } as RequestInit);
+  const dir = join(app.varDir, 'jobs', id);
+  for (let i = 0; i < 100 && !(await readdir(dir).catch(() => [])).some((f) => f.endsWith('.csv')); i++) await new Promise((r) => setTimeout(r, 50));
+  await rm(dir, { recursive: true, force: true });
+  for (let i = 2; i < 50; i++) push(LINE(i));
+  push(null);
+  const res = await response;
+  await res.text();
+  const row = app.app.jobStore.get(id);
+  t.match(row, { state: 'failed', status_code: 5005 });
+  t.match(row?.status_message, /the result file .* was removed while the job ran \(its folder deleted\?\): its events are lost, run the job again/);
+  t.equal((await get(`${app.url}/${id}`)).status, 404, 'no result to download');
+});

@@ -578,15 +578,24 @@ export class Job {
    */
   private firstLineFormat(line: string): { format?: CompiledFormat; dated: boolean } {
     const ms = firstLineBudgetMs(this.deps.config.pool.batchTimeoutMs);
-    try {
-      return (this.boundedCaller ??= new BoundedCaller()).run(() => {
-        this.gateTimer ??= makeEventTimer(this.options.dateFormat, this.deps.config.defaultTimeZone);
-        const { format, time } = checkLine(line, this.options.format ? [this.options.format] : autoFormats(), this.gateTimer);
-        return { format, dated: time !== undefined };
-      }, ms);
-    } catch (err) {
-      if (!(err instanceof CallTimeout)) throw err;
-      throw new StatusError(4038, `${this.linePlace(false)} took more than ${ms} ms to match against the log format: its custom expressions may backtrack catastrophically`);
+    // made once, outside the budget: the time zone's formatter reads ICU's data at its first use
+    const timer = this.gateTimer ??= makeEventTimer(this.options.dateFormat, this.deps.config.defaultTimeZone);
+    const formats = this.options.format ? [this.options.format] : autoFormats();
+    const check = () => {
+      const { format, time } = checkLine(line, formats, timer);
+      return { format, dated: time !== undefined };
+    };
+    const caller = this.boundedCaller ??= new BoundedCaller();
+    // The budget is wall time: a machine busy enough to hold the thread back for it once must not
+    // fail a sound log; an expression that backtracks catastrophically runs out of it again.
+    for (let attempt = 1; ; attempt++) {
+      try {
+        return caller.run(check, ms);
+      } catch (err) {
+        if (!(err instanceof CallTimeout)) throw err;
+        if (attempt < 2) continue;
+        throw new StatusError(4038, `${this.linePlace(false)} took more than ${ms} ms to match against the log format, twice: its custom expressions may backtrack catastrophically`);
+      }
     }
   }
 

@@ -77,8 +77,9 @@ export async function startService(opts: ServiceOptions): Promise<Service> {
   const child = spawn(process.execPath, [...flags, ...prof, ...entry], {
     cwd: opts.root,
     env: {
-      // the slim geolocation copy is made once, not in every run's var/
+      // the slim geolocation copy and what reading the platforms makes: once, not in every run's var/
       GEOIP_CACHE_DIR: join(opts.root, 'var', 'cache', 'geoip'),
+      PLATFORMS_CACHE_DIR: join(opts.root, 'var', 'cache', 'platforms'),
       ...process.env,
       ...startScriptEnv(opts.root),
       ...opts.env,

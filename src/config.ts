@@ -432,7 +432,7 @@ export function platformsCacheDir(env: NodeJS.ProcessEnv = process.env): string 
  * `overrides` lets tests and tools change any value without touching the environment.
  */
 export function readConfig(env: NodeJS.ProcessEnv = process.env, overrides: Partial<Config> = {}): Config {
-  const host = env.HOST || '127.0.0.1';
+  const host = env.HOST?.trim() || '127.0.0.1';
   const port = int(env, 'PORT', 59599, { min: 0, max: 65535 });
   const varDir = dir(env, 'VAR_DIR', join(PROJECT_ROOT, 'var'));
   const reposDir = dir(env, 'REPOS_DIR', join(PROJECT_ROOT, 'repos'));

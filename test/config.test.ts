@@ -118,6 +118,12 @@ t.test('the platforms folder, REPOS_DIR and APP_DIR must exist; VAR_DIR, the cac
     'with PLATFORMS_DIR elsewhere, REPOS_DIR only holds parts an update makes');
 });
 
+t.test('a setting of spaces only counts as not set, HOST too', async (t) => {
+  const here = t.testdir({ repos: { platforms: {} } });
+  const c = readConfig({ REPOS_DIR: join(here, 'repos'), HOST: '  ', PORT: ' ', DEFAULT_TIME_ZONE: '  ' });
+  t.same([c.host, c.port], ['127.0.0.1', 59599]);
+});
+
 t.test('the tools that read the platforms alone (conformance, benchmarks) find the service\'s platforms cache', async (t) => {
   t.equal(platformsCacheDir({}), join(PROJECT_ROOT, 'var', 'cache', 'platforms'));
   t.equal(platformsCacheDir({ VAR_DIR: '/srv/logsift/var' }), '/srv/logsift/var/cache/platforms');

@@ -40,12 +40,18 @@ function renderFiles() {
     h('span', { class: 'name' }, file.name),
     isGzip(file) ? h('span', { class: 'badge' }, 'gzip') : null,
     h('span', { class: 'size' }, formatBytes(file.size)),
-    h('button', { type: 'button', class: 'link', 'aria-label': `Remove ${file.name}`, onclick: () => { page.files.splice(i, 1); renderFiles(); } }, 'Remove'),
+    h('button', { type: 'button', class: 'link', 'aria-label': `Remove ${file.name}`, onclick: () => { page.files.splice(i, 1); renderFiles(); focusAfterRemoval(i); } }, 'Remove'),
   )));
   const total = page.files.reduce((n, f) => n + f.size, 0);
   $('#file-summary').hidden = page.files.length === 0;
   $('#file-total').textContent = `${page.files.length} file${page.files.length > 1 ? 's' : ''}, ${formatBytes(total)}`;
   refresh();
+}
+
+/** Keyboard focus stays in the list: on the file that took the removed one's place, else the drop zone. */
+function focusAfterRemoval(index) {
+  const buttons = [...document.querySelectorAll('#file-list button')];
+  (buttons[Math.min(index, buttons.length - 1)] ?? $('#dropzone')).focus();
 }
 
 function setupDropzone() {
@@ -550,6 +556,7 @@ $('#cancel').addEventListener('click', cancel);
 $('#again').addEventListener('click', () => {
   $('#step-progress').hidden = true;
   page.files = [];
+  $('#paste').value = '';
   renderFiles();
   $('#step-files').scrollIntoView({ behavior: 'smooth' });
 });

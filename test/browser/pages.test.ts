@@ -95,6 +95,12 @@ if (browser) {
     const names = await page.$$eval('#file-list .name', (els) => els.map((e) => e.textContent));
     t.same(names, [...(existsSync(sample) ? ['sd.2012-11-30.300.log'] : []), 'x-proxy.log', 'y-proxy.log.gz'], 'listed in name order');
     t.equal(await page.textContent('#file-list li:last-child .badge'), 'gzip');
+    // a file removed with the keyboard: the focus stays in the list, on its neighbour
+    await page.setInputFiles('#file-input', [{ name: 'z-extra.log', mimeType: 'text/plain', buffer: Buffer.from('x\n') }]);
+    await page.focus('#file-list li:last-child button');
+    await page.keyboard.press('Enter');
+    t.notMatch(await text(page, '#file-list'), /z-extra\.log/, 'removed');
+    t.equal(await page.$eval(':focus', (e) => e.getAttribute('aria-label')), 'Remove y-proxy.log.gz', 'the focus on the file before it');
 
     // a proxy type without its format: the form says that the format will be recognised
     await page.selectOption('#proxy', 'squid');
@@ -264,7 +270,10 @@ if (browser) {
     await throttle(other, -1);
 
     // With a login, the result links carry a ticket: they open without the password.
+    await other.$eval('#paste', (e) => { (e as unknown as { value: string }).value = 'a line pasted for the job before'; });
     await other.click('#again');
+    t.equal(await other.inputValue('#paste'), '', 'nothing pasted is kept for the next job');
+    t.equal(await text(other, '#start-hint'), 'Choose at least one file, or paste lines.');
     await other.setInputFiles('#file-input', [logs.gzipped]);
     await other.click('#start');
     await other.waitForSelector('#job-state.ok', { timeout: 60_000 });

@@ -4,6 +4,7 @@ import type { FastifyInstance } from 'fastify';
 import { readConfig, type Config } from './config.js';
 import { buildApp } from './app.js';
 import { listenStartError, StartError } from './start-error.js';
+import { closeService } from './close-service.js';
 
 /**
  * A start that fails: a configuration mistake (StartError) is one line saying what to fix, without
@@ -39,11 +40,8 @@ async function shutdown(signal: string): Promise<void> {
     process.exit(1);
   }, 30_000);
   force.unref();
-  // Running jobs end at once (5003); an answer its client does not take would hold the close.
-  const cut = setTimeout(() => app.server.closeAllConnections(), 5_000);
-  cut.unref();
   try {
-    await app.close();
+    await closeService(app);
     process.exit(0);
   } catch (err) {
     app.log.error({ err }, 'error while shutting down');

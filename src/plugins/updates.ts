@@ -7,6 +7,7 @@ import { checkUpdatedMiddlewares } from '../updates/middlewares-check.js';
 import { checkUpdatedPlatforms } from '../updates/platforms-check.js';
 import { BUILTIN_MIDDLEWARES } from '../pipeline/middlewares.js';
 import { findGitdir, headCommit } from '../updates/git.js';
+import { closeService } from '../close-service.js';
 
 declare module 'fastify' {
   interface FastifyInstance {
@@ -30,9 +31,6 @@ export interface UpdatesPluginOptions {
 
 /** Running jobs get this long to end before an updated service exits (the rest end with 5003). */
 const DRAIN_MS = 5 * 60_000;
-
-/** A restart closes the connections whose answers are not taken after this long. */
-const RESTART_CUT_MS = 5_000;
 
 /** The updatable parts; a platforms update swaps the parsing runtime for the next jobs. */
 export default fp<UpdatesPluginOptions>(async (app, opts) => {
@@ -102,15 +100,11 @@ export default fp<UpdatesPluginOptions>(async (app, opts) => {
     if (restarting) return;
     restarting = true;
     app.log.info({ running: app.runningJobs.size }, `restart asked: closing, then exiting with code ${RESTART_EXIT_CODE} for the supervisor`);
-    // running jobs end at once (5003); an answer its client does not take would hold the close
-    const cut = setTimeout(() => app.server.closeAllConnections(), RESTART_CUT_MS);
-    cut.unref();
     try {
-      await app.close();
+      await closeService(app);
     } catch (err) {
       app.log.error({ err }, 'error while closing for the restart');
     }
-    clearTimeout(cut);
     (opts.exitProcess ?? process.exit)(RESTART_EXIT_CODE);
   });
 }, { name: 'updates', dependencies: ['platforms', 'jobs'] });

@@ -29,10 +29,10 @@ code{font-family:ui-monospace,Menlo,Consolas,monospace;font-size:.9em}
 .state.done{background:#e3f5ea;color:var(--ok)}
 .state.failed{background:#fde8e8;color:var(--bad)}
 .state.stopped{background:#fff3dc;color:var(--warn)}
-.figures{display:grid;grid-template-columns:repeat(auto-fit,minmax(8.5rem,1fr));gap:.75rem;margin:0}
-.figures div{border:1px solid var(--line);border-radius:8px;padding:.6rem .8rem}
+.figures{display:flex;flex-wrap:wrap;gap:.75rem;margin:0}
+.figures div{flex:1 1 8.5rem;border:1px solid var(--line);border-radius:8px;padding:.6rem .8rem}
 .figures dt{font-size:.78em;color:var(--muted);text-transform:uppercase;letter-spacing:.04em}
-.figures dd{margin:.15rem 0 0;font-size:1.3rem;font-weight:650;font-variant-numeric:tabular-nums;overflow-wrap:anywhere}
+.figures dd{margin:.15rem 0 0;font-size:1.3rem;font-weight:650;font-variant-numeric:tabular-nums;white-space:nowrap}
 .notice{padding:.6rem .8rem;border-radius:6px;margin:.75rem 0 0;background:#fff3dc;color:var(--warn)}
 .notice.bad{background:#fde8e8;color:var(--bad)}
 .charts{display:grid;grid-template-columns:repeat(auto-fit,minmax(min(22rem,100%),1fr));gap:0 1.5rem}

@@ -105,13 +105,46 @@ if (browser) {
   t.test('the report\'s figures stay in their boxes at desktop width', async (t) => {
     await page.setViewportSize({ width: 1280, height: 900 });
     const report: ReportData = {
-      general: { 'Job-ID': 'x', 'Job-Done': true, 'nb-lines-input': 1_234_567, 'nb-ecs': 1_000_000, 'process-speed': '4626 lignes/s', 'Rejection-Rate': '34.22 %', 'Job-Duration': '4 m 27 s ' },
+      general: { 'Job-ID': 'x', 'Job-Done': true, 'nb-lines-input': 123_456_789, 'nb-ecs': 45_678_901, 'process-speed': '115733 lignes/s', 'Rejection-Rate': '34.22 %', 'Job-Duration': '1 h 46 m 27 s ' },
     };
-    await page.setContent(renderReportHtml(report, 'fr'));
-    const spill = await page.evaluate(() => [...document.querySelectorAll('.figures dd')]
-      .filter((dd) => (dd as unknown as { scrollWidth: number }).scrollWidth > (dd as unknown as { clientWidth: number }).clientWidth)
-      .map((dd) => dd.textContent));
-    t.same(spill, [], 'no figure runs into the next box');
+    for (const width of [1280, 375]) {
+      await page.setViewportSize({ width, height: 900 });
+      await page.setContent(renderReportHtml(report, 'fr'));
+      const boxes = await page.evaluate(() => [...document.querySelectorAll('.figures dd')].map((dd) => ({
+        text: dd.textContent, height: dd.getBoundingClientRect().height,
+        spills: (dd as unknown as { scrollWidth: number }).scrollWidth > (dd as unknown as { clientWidth: number }).clientWidth,
+      })));
+      t.same(boxes.filter((b) => b.spills).map((b) => b.text), [], `${width} px: no figure runs into the next box`);
+      const line = Math.min(...boxes.map((b) => b.height));
+      t.same(boxes.filter((b) => b.height > line * 1.5).map((b) => b.text), [], `${width} px: each figure on one line, no number broken`);
+    }
+  });
+
+  t.test('the form\'s progress figures each on one line at desktop width', async (t) => {
+    await page.setViewportSize({ width: 1280, height: 900 });
+    await page.goto(`${base}/process`);
+    await page.waitForSelector('#predefined optgroup', { state: 'attached' });
+    // The figures of a large job, as the page writes them (public/app.js).
+    const heights = await page.evaluate(() => {
+      const values: Record<string, string> = {
+        'fig-sent': '1,023.5 MiB', 'fig-lines': '12,345,678', 'fig-events': '4,567,890', 'fig-rejected': '7,654,321',
+        'fig-denied': '123,456', 'fig-speed': '115,733 lines/s', 'fig-elapsed': '1 h 46 min',
+      };
+      for (const s of document.querySelectorAll('#step-progress')) (s as unknown as { hidden: boolean }).hidden = false;
+      const out: Array<[string, number]> = [];
+      for (const [id, value] of Object.entries(values)) {
+        const dd = [...document.querySelectorAll(`#${id}`)][0];
+        (dd as unknown as { textContent: string }).textContent = value;
+        out.push([value, dd.getBoundingClientRect().height]);
+      }
+      const tiles = [...document.querySelectorAll('.figures .figure')].map((e) => e.getBoundingClientRect().height);
+      return { out, tiles };
+    });
+    const lineHeight = Math.min(...heights.out.map(([, h]) => h));
+    for (const [value, h] of heights.out) t.ok(h < lineHeight * 1.5, `"${value}" on one line (${h.toFixed(0)} px high, one line ${lineHeight.toFixed(0)})`);
+    t.ok(Math.max(...heights.tiles) - Math.min(...heights.tiles) < 1, `the tiles of one height (${heights.tiles.map((h) => h.toFixed(0)).join(', ')} px)`);
+    await screenshot('wide-progress-figures');
+    await page.goto('about:blank'); // the next tests' setContent would keep this page's CSP
   });
 
   t.test('chart labels: inside the chart, cut at the end, whole in a title', async (t) => {

@@ -55,8 +55,8 @@ interface KbartFile {
 const DATED = /_(\d{4}-\d{2}-\d{2})\.txt$/i;
 const PACKAGE = /^(.+)_(\d{4}-\d{2}-\d{2})\.txt$/i;
 
-/** Bumped when the file's tables change, so that an older build is not reused. */
-const SCHEMA = 'pkb-4';
+/** Bumped when the file's tables or how cells are read change, so that an older build is not reused. */
+const SCHEMA = 'pkb-5';
 
 /** `<name>_<YYYY-MM-DD>.txt` → its package and date; other names belong to no package. */
 export function packageOfFile(fileName: string): { name: string; date: string } | undefined {
@@ -176,10 +176,20 @@ export function parseKbartRow(header: readonly string[], line: string): Record<s
   const cells = line.split('\t');
   const row: Record<string, string> = {};
   for (let c = 0; c < header.length && c < cells.length; c++) {
-    const v = cells[c].trim();
+    const v = unquoteCell(cells[c].trim());
     if (header[c] && v !== '') row[header[c]] = v;
   }
   return row;
+}
+
+/**
+ * A cell as a spreadsheet saves it in "text (tab-separated)": one holding a quote mark is
+ * written between quotes, its quotes doubled (`"Le ""tiers"" : …"`). Such a cell is read back
+ * as the value it holds; a quote inside an unquoted cell is the value's own.
+ */
+export function unquoteCell(v: string): string {
+  if (v.length < 2 || v[0] !== '"' || v[v.length - 1] !== '"') return v;
+  return v.slice(1, -1).replaceAll('""', '"').trim();
 }
 
 /** Rows of one KBART text: header row, tab-separated, empty cells left out. */

@@ -138,7 +138,7 @@ t.test('a job stopped from outside (its client gone, the service stopping) is "s
     t.match(html, new RegExp(`<p class="notice" id="job-status">Status ${status}: `), `${status}: said, not as an error`);
     t.notMatch(html, /http-equiv="refresh"/);
   }
-  t.match(ended(4039, 'gone'), /<p class="meta" id="rate-note">The rejection rate \(12\.5%\) is the reference(?:&#39;|')s: .* out of the lines read less those that are not a consultation\.<\/p>/, 'the rate explained under the rejects');
+  t.match(ended(4039, 'gone'), /<p class="meta" id="rate-note">The rejection rate \(12\.5%\) is the reference(?:&#39;|')s: .* out of the lines read less the filtered ones\.<\/p>/, 'the rate explained under the rejects');
   const failed = ended(4022, 'a line over MAX_LINE_BYTES');
   t.match(failed, /class="state failed"[^>]*>failed</);
   t.match(failed, /<p class="notice bad" id="job-status">Status 4022: /);

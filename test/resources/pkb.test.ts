@@ -16,6 +16,15 @@ t.test('KBART rows: header row, empty cells left out', async (t) => {
   t.same(parseKbart(`\uFEFF${HEADER}\nA\t1234-5678\t\tT1\t\tP\n\n`), [{ publication_title: 'A', print_identifier: '1234-5678', title_id: 'T1', publisher_name: 'P' }]);
 });
 
+t.test('KBART cells a spreadsheet quoted are read as the values they hold', async (t) => {
+  // As in ../shared/pkb's Sage and Cairn files: a cell holding a quote mark saved between quotes.
+  t.same(parseKbart(`${HEADER}\n"Le ""tiers"" : protecteur"\t\t\t"T1"\t\t"SAGE Publications, Inc"\n`),
+    [{ publication_title: 'Le "tiers" : protecteur', title_id: 'T1', publisher_name: 'SAGE Publications, Inc' }]);
+  t.same(parseKbart(`${HEADER}\nThe "Review"\t\t\tT2\t\t"\n`), [{ publication_title: 'The "Review"', title_id: 'T2', publisher_name: '"' }],
+    'quotes inside an unquoted cell, and a lone quote, are the value\'s own');
+  t.same(parseKbart(`${HEADER}\n""\t\t\tT3\t\t\n`), [{ title_id: 'T3' }], 'a quoted empty cell is empty');
+});
+
 t.test('a base: newer files win per title_id, lookups by each identifier, rebuilt on change', async (t) => {
   const root = await mkdtemp(join(tmpdir(), 'logsift-pkb-'));
   t.teardown(() => rm(root, { recursive: true, force: true }));
@@ -112,6 +121,13 @@ t.test('enrichment fills only the fields the event lacks', async (t) => {
   const other: AccessEvent = { platform: 'beta', title_id: 'T1' };
   t.equal(run(other), false, 'a platform without a base: no miss');
   t.same(other, { platform: 'beta', title_id: 'T1' });
+  const article: AccessEvent = { platform: 'alpha', doi: '10.1/article.5', rtype: 'ARTICLE' };
+  t.equal(run(article), false, 'an article\'s DOI alone, unknown to the title list: not a miss (reference 3.2 counts titles not found)');
+  const byDoi: AccessEvent = { platform: 'alpha', doi: '10.1/BASE' };
+  t.equal(run(byDoi), false);
+  t.equal(byDoi.title_id, 'T1', 'a DOI the base holds still finds its title');
+  const issnMiss: AccessEvent = { platform: 'alpha', online_identifier: '9999-0000', doi: '10.1/x' };
+  t.equal(run(issnMiss), true, 'a title identifier the base does not know: a miss');
 });
 
 t.test('the ten shared bases: size and cost per lookup', async (t) => {

@@ -4,8 +4,10 @@ import type { EventStage } from './types.js';
 /**
  * Knowledge-base enrichment (reference 3.8 `enhancer`): the record of the event's title in its
  * platform's base fills the fields the event lacks (publication_title, identifiers, publisher…);
- * fields already set are kept. A platform with a base that does not know the title is a pkb miss
- * (counted, line kept for lines-pkb-miss-ecs.log); the event goes on.
+ * fields already set are kept. A platform with a base that does not know the event's title
+ * (title_id, print or online identifier) is a pkb miss (counted, line kept for
+ * lines-pkb-miss-ecs.log); the event goes on. A DOI alone is looked up but never a miss: it is
+ * mostly an article's, which no title list holds.
  */
 export function enhancerStage(pkb: PkbReader): EventStage {
   return {
@@ -22,7 +24,7 @@ export function enhancerStage(pkb: PkbReader): EventStage {
       if (!ids.title_id && !ids.print_identifier && !ids.online_identifier && !ids.doi) return undefined;
       const record = pkb.find(platform, ids);
       if (!record) {
-        flags.pkbMiss = true;
+        if (ids.title_id || ids.print_identifier || ids.online_identifier) flags.pkbMiss = true;
         return undefined;
       }
       for (const key in record) {

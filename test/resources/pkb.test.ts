@@ -142,6 +142,8 @@ t.test('the ten shared bases: size and cost per lookup', async (t) => {
   const r = new PkbReader(data);
   t.teardown(() => r.close());
   t.match(r.find('sd', { title_id: '00207063' }), { publication_title: 'The International Journal of Accounting' });
+  t.match(r.find('sk', { title_id: '14-19-education' }), { publication_title: 'Lumby - 14-19 Education: Policy, Leadership and Learning' },
+    'a title the Sage file quoted, read without its quotes');
   const { size } = await import('node:fs/promises').then((fs) => fs.stat(data.file!));
   // distinct keys, so that the result cache does not answer: the cost of the SQLite lookups
   const n = 20_000;

@@ -263,6 +263,8 @@ function processLine(ctx: JobContext, line: string, out: BatchCollector, wantJso
     out.reject('unknown-formats', line);
     return;
   }
+  // the clear time, for the chronology and the double-click windows: Crypted-Fields may name timestamp
+  const ts = ec.timestamp as number;
   // every flag in place from the start: one hidden class, whichever stages set them
   const flags: EventFlags = { denied: false, pkbMiss: false, dupKey: undefined, dupWindow: undefined, campus: undefined };
   for (const stage of ctx.stages) {
@@ -285,7 +287,7 @@ function processLine(ctx: JobContext, line: string, out: BatchCollector, wantJso
   const json = wantJson ? JSON.stringify(ec) : undefined;
   if (spec.cleanOnly) ec._line = line;
   out.events.push({
-    ts: ec.timestamp as number,
+    ts,
     text: ctx.serializer.serialize(ec),
     // Clean-Only writes every line that passes the status filter, 401/403 included (reference 3.5)
     denied: flags.denied && !spec.cleanOnly,

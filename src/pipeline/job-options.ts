@@ -4,7 +4,8 @@ import { StatusError } from '../status-codes.js';
 import { compileFormat, isProxyFamily } from './formats/compile.js';
 import { FormatError, type CompiledFormat, type ProxyFamily } from './formats/types.js';
 import { compileDateFormat, DateFormatError, DEFAULT_DATE_FORMAT } from './dates.js';
-import { parseOutputFields, type OutputFieldsSpec } from './output-fields.js';
+import { DEFAULT_OUTPUT_FIELDS, parseOutputFields, type OutputFieldsSpec } from './output-fields.js';
+import { LINE_EVENT_FIELDS, STAGE_EVENT_FIELDS } from './event-shape.js';
 import { negotiateOutput } from './writers/index.js';
 import type { OutputFormat } from './writers/types.js';
 import { parseResponseEncoding, type ResponseEncoding } from './writers/encoding.js';
@@ -329,16 +330,42 @@ export function readOutputSettings(headers: RequestHeaders): { output: OutputFor
   };
 }
 
+/** The fields an event may have under these names: the reference's vocabulary and the pipeline's. */
+const KNOWN_FIELDS: ReadonlySet<string> = new Set([
+  ...DEFAULT_OUTPUT_FIELDS, ...LINE_EVENT_FIELDS, ...STAGE_EVENT_FIELDS, ...GEOIP_FIELDS,
+  'host', 'login', 'status', 'size', 'user-agent', 'referer', 'session', 'cookie', 'ua', 'title', 'isbn', 'issn', 'eissn',
+]);
+const KNOWN_LOWER: ReadonlyMap<string, string> = new Map([...KNOWN_FIELDS].map((f) => [f.toLowerCase(), f]));
+
+/**
+ * A crypted field named with other capitals than the event's (`Host`) would leave the event's
+ * field clear without a word: field names are compared as they are (reference 5.5). Refused,
+ * naming the field meant, unless the log format defines that very name.
+ */
+function checkCryptedNames(fields: readonly string[], formatFields: readonly string[]): void {
+  for (const name of fields) {
+    if (KNOWN_FIELDS.has(name) || formatFields.includes(name)) continue;
+    const meant = KNOWN_LOWER.get(name.toLowerCase()) ?? formatFields.find((f) => f.toLowerCase() === name.toLowerCase());
+    if (meant !== undefined) {
+      throw new StatusError(4032, `Crypted-Fields: "${name}" is not a field, and its values would stay clear: field names are written as the events have them; did you mean "${meant}"?`);
+    }
+  }
+}
+
 /**
  * Reads and checks a job's headers. Throws StatusError (with a message saying what to fix)
  * for the first bad header: nothing has been read or written yet at that point.
  */
 export function readJobOptions(headers: RequestHeaders, ctx: OptionsContext): JobOptions {
+  // In the reference's order (pipeline.md 1.4), so that of several bad headers the same one is
+  // named: notifications, charsets, exclusions, log format, Output-Fields, then the writer.
+  const notifications = readNotifications(header(headers, 'ezpaarse-job-notifications'));
   const givenCharset = header(headers, 'request-charset');
   const requestCharset = givenCharset !== undefined
     ? readCharset(givenCharset, 4015, 'Request-Charset')
     : readCharset(bodyCharset(headers), 4015, 'the charset of Content-Type');
-  const responseEncoding = parseResponseEncoding(header(headers, 'response-charset'), header(headers, 'response-encoding'));
+  parseResponseEncoding(header(headers, 'response-charset'), undefined);
+  const exclusions = readDisableFilters(header(headers, 'disable-filters'));
   const { format, ignored } = readFormat(headers);
   const dateFormat = header(headers, 'date-format')?.trim() || DEFAULT_DATE_FORMAT;
   try {
@@ -347,14 +374,16 @@ export function readJobOptions(headers: RequestHeaders, ctx: OptionsContext): Jo
     if (err instanceof DateFormatError) throw new StatusError(4028, `Date-Format: ${err.message}`);
     throw err;
   }
+  const outputFields = parseOutputFields(header(headers, 'output-fields'));
   const cleanOnly = booleanHeader(headers, 'clean-only', false);
   const output = negotiateOutput(header(headers, 'accept'), cleanOnly);
-  const outputFields = parseOutputFields(header(headers, 'output-fields'));
+  const responseEncoding = parseResponseEncoding(header(headers, 'response-charset'), header(headers, 'response-encoding'));
   const geoip = readGeoip(header(headers, 'geoip'));
   // The salt is drawn here, once per job, so that every worker hashes with the same key.
   const salt = header(headers, 'crypting-salt') || randomBytes(40).toString('base64');
   const algorithm = header(headers, 'crypting-algorithm')?.trim() || 'sha1';
   const crypter = createCrypter({ fields: header(headers, 'crypted-fields'), salt, algorithm });
+  if (crypter) checkCryptedNames(crypter.fields, format?.fieldNames ?? []);
   const warnings: string[] = [];
   const leftOut = (name: string, code: string) => warnings.push(`${name} of the predefined setting: ${JSON.stringify(code)} is not a platform of this service (see /info/platforms): left out`);
   let forceParser = header(headers, 'force-parser')?.trim() || undefined;
@@ -401,11 +430,11 @@ export function readJobOptions(headers: RequestHeaders, ctx: OptionsContext): Jo
       activationThreshold: readCount(header(headers, 'alerts-activation-threshold'), 'Alerts-Activation-Threshold', DEFAULT_ALERT_OPTIONS.activationThreshold),
       unknownDomainsRate: readCount(header(headers, 'alerts-unknown-domains-rate'), 'Alerts-Unknown-Domains-Rate', DEFAULT_ALERT_OPTIONS.unknownDomainsRate),
     },
-    notifications: readNotifications(header(headers, 'ezpaarse-job-notifications')),
+    notifications,
     idleMs: readIdleMs(header(headers, 'ezpaarse-response-timeout')),
     headers: seen,
     middlewares: chain.middlewares,
-    exclusions: readDisableFilters(header(headers, 'disable-filters')),
+    exclusions,
     enrich: booleanHeader(headers, 'ezpaarse-enrich', true),
     extract: chain.middlewares.includes('cut') ? extract : undefined,
     // Clean-Only writes lines, not events: no double clicks, no chronology (reference 3.5)

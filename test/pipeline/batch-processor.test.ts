@@ -6,6 +6,7 @@ import { jobSpec } from '../../src/pipeline/job-spec.js';
 import { computeColumns } from '../../src/pipeline/output-fields.js';
 import { EventPacker, unpackEvents } from '../../src/pipeline/packed-events.js';
 import type { EventStage } from '../../src/pipeline/stages/types.js';
+import { anonymizerStage, createCrypter } from '../../src/pipeline/stages/anonymizer.js';
 
 t.test('provenance: each field the event lacks, after its own, in order; names and values as data', async (t) => {
   const odd = 'a"b\'c`d${e}\\f\ng\u2028h';
@@ -69,4 +70,11 @@ t.test('shaped events (event-shape.ts): the same CSV and TSV bytes as plain ones
   t.same(json[1].slice(-3), ['vol', 'extra', 'rtype']);
   t.notOk(json[1].includes('login'), 'an absent field is no key');
   t.equal(stepJob('application/json').newEvent, undefined, 'JSON output: plain events, keys in the order set');
+});
+
+t.test('a crypted timestamp: the chronology and the double-click windows still get the clear time', async (t) => {
+  const ctx = stepJob('text/csv');
+  const crypting: JobContext = { ...ctx, stages: [...ctx.stages, anonymizerStage(createCrypter({ fields: 'host,login,timestamp', salt: 's' })!)] };
+  const events = unpackEvents(processBatch(crypting, stepLog, 0).events);
+  t.same(events.map((e) => e.ts), [Date.UTC(2024, 0, 1, 10, 0, 0) / 1000, Date.UTC(2024, 0, 1, 10, 0, 1) / 1000]);
 });

@@ -68,6 +68,22 @@ t.test('a list header sent twice is both lists', async (t) => {
   t.same(read({ 'output-fields': ['+a', '+b'] }).outputFields, read({ 'output-fields': '+a, +b' }).outputFields);
 });
 
+t.test('Crypted-Fields: a name with other capitals than the field\'s is refused, naming the field meant', async (t) => {
+  t.match(refusal({ 'crypted-fields': 'Host,Login' }), { code: 4032, message: /"Host" is not a field.*did you mean "host"/ });
+  t.match(refusal({ 'crypted-fields': 'host,DOI' }), { code: 4032, message: /did you mean "doi"/ });
+  t.same(read({ 'crypted-fields': 'host,Referer', 'log-format-ezproxy': '%h %u %t "%r" %{Referer}<[^ ]+>' }).crypt?.fields, ['host', 'Referer'],
+    'a name the log format defines with its capitals');
+  t.same(read({ 'crypted-fields': 'host,my-own' }).crypt?.fields, ['host', 'my-own'], 'a name of no known field: a field a middleware may add');
+  t.equal(read({ 'crypted-fields': 'none,' }).crypt, undefined, '"none," turns crypting off');
+});
+
+t.test('of several bad headers, the one the reference checks first is named (pipeline.md 1.4)', async (t) => {
+  t.equal(refusal({ 'ezpaarse-job-notifications': 'sms<1>', 'request-charset': 'klingon' })?.code, 4021, 'notifications before charsets');
+  t.equal(refusal({ accept: 'image/png', 'output-fields': 'foo' })?.code, 4013, 'Output-Fields before the writer');
+  t.equal(refusal({ 'response-encoding': 'br', 'log-format-ezproxy': '%h %Q' })?.code, 4027, 'the log format before the writer');
+  t.equal(refusal({ 'response-charset': 'klingon', 'log-format-ezproxy': '%h %Q' })?.code, 4016, 'charsets before the log format');
+});
+
 t.test('Max-Parse-Attempts is a whole number from 1 to 100000, 10 by default', async (t) => {
   t.equal(read({}).maxParseAttempts, 10);
   t.equal(read({ 'max-parse-attempts': ' ' }).maxParseAttempts, 10);

@@ -133,6 +133,13 @@ t.test('crypting: HMAC of host and login by default, salt and algorithm, 4004', 
   t.equal(sha256.json<Array<Record<string, string>>>()[0].host, createHmac('sha256', 'pepper').update('1.2.3.4').digest('hex'));
   const none = await post(url, SD_LINE, { 'Log-Format-ezproxy': EZPROXY_DEFAULT, Accept: 'application/json', 'Crypted-Fields': 'none' });
   t.equal(none.json<Array<Record<string, string>>>()[0].host, '1.2.3.4');
+  // a list a script joined: the workers once read it otherwise than the job, and every event was lost
+  const joined = await post(url, SD_LINE, { 'Log-Format-ezproxy': EZPROXY_DEFAULT, Accept: 'application/json', 'Crypted-Fields': 'none,' });
+  t.equal(joined.status, 200);
+  t.equal(joined.json<Array<Record<string, string>>>()[0]?.host, '1.2.3.4', '"none," is none');
+  const miscased = await post(url, SD_LINE, { 'Log-Format-ezproxy': EZPROXY_DEFAULT, 'Crypted-Fields': 'Host,Login' });
+  t.equal(miscased.status, 400, 'Host for host: refused rather than left clear');
+  t.match(miscased.json<{ code: number; message: string }>(), { code: 4032, message: /did you mean "host"/ });
   const bad = await post(url, SD_LINE, { 'Crypting-Algorithm': 'nohash' });
   t.equal(bad.status, 400);
   t.equal(bad.json<{ code: number }>().code, 4004);

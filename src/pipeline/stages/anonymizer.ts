@@ -37,14 +37,18 @@ const CACHE_LIMIT = 10_000;
  */
 export function createCrypter(header: { fields?: string; salt?: string; algorithm?: string }): Crypter | undefined {
   const fieldsHeader = header.fields?.trim();
-  if (fieldsHeader && /^(?:disabled|none)$/i.test(fieldsHeader)) return undefined;
   const fields = fieldsHeader
     ? fieldsHeader
         .split(',')
         .map((name) => name.trim())
         .filter((name) => name !== '')
     : [...DEFAULT_CRYPTED_FIELDS];
-  if (fields.length === 0) return undefined;
+  // `none,` (a list joined by a script) is `none`; `none` beside a field asks two things at once
+  const off = fields.filter((name) => /^(?:disabled|none)$/i.test(name));
+  if (off.length > 0 && off.length < fields.length) {
+    throw new StatusError(4032, `Crypted-Fields: "${off[0]}" turns crypting off and stands alone; to crypt fields, name only them (${JSON.stringify(fields.filter((n) => !off.includes(n)).join(','))})`);
+  }
+  if (fields.length === off.length) return undefined;
 
   const algorithm = header.algorithm?.trim() || DEFAULT_CRYPTING_ALGORITHM;
   const key: string | Buffer = header.salt ?? randomBytes(40);

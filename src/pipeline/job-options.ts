@@ -352,6 +352,30 @@ function checkCryptedNames(fields: readonly string[], formatFields: readonly str
   }
 }
 
+/** The reference's enrichments from services on the network, which logsift does not have. */
+const NETWORK_ENRICHMENTS: ReadonlyArray<readonly [header: string, name: string, what: string]> = [
+  ['crossref-enrich', 'Crossref-Enrich', 'Crossref'], ['istex-enrich', 'Istex-Enrich', 'ISTEX'],
+  ['sudoc-enrich', 'Sudoc-Enrich', 'Sudoc'], ['hal-enrich', 'HAL-Enrich', 'HAL'],
+];
+
+/**
+ * Headers of the reference that ask for what logsift does not do: said in the traces, so that a
+ * script author does not take an ignored header for one obeyed.
+ */
+function unsupportedHeaderWarnings(headers: RequestHeaders): string[] {
+  const out: string[] = [];
+  for (const [name, shown, what] of NETWORK_ENRICHMENTS) {
+    const value = header(headers, name)?.trim();
+    if (value && !/^(?:false|no|0|off)$/i.test(value)) {
+      out.push(`${shown}: ${JSON.stringify(value)} asks for the ${what} enrichment, which this service does not have (it would query a service on the network): ignored`);
+    }
+  }
+  if (header(headers, 'relative-domain') !== undefined) {
+    out.push('Relative-Domain: not read (ezPAARSE dropped it in 2015): to parse URLs without a domain, name their platform with Force-Parser');
+  }
+  return out;
+}
+
 /**
  * Reads and checks a job's headers. Throws StatusError (with a message saying what to fix)
  * for the first bad header: nothing has been read or written yet at that point.
@@ -385,6 +409,7 @@ export function readJobOptions(headers: RequestHeaders, ctx: OptionsContext): Jo
   const crypter = createCrypter({ fields: header(headers, 'crypted-fields'), salt, algorithm });
   if (crypter) checkCryptedNames(crypter.fields, format?.fieldNames ?? []);
   const warnings: string[] = [];
+  warnings.push(...unsupportedHeaderWarnings(headers));
   const leftOut = (name: string, code: string) => warnings.push(`${name} of the predefined setting: ${JSON.stringify(code)} is not a platform of this service (see /info/platforms): left out`);
   let forceParser = header(headers, 'force-parser')?.trim() || undefined;
   if (forceParser && !ctx.platforms.has(forceParser)) {

@@ -84,6 +84,13 @@ t.test('of several bad headers, the one the reference checks first is named (pip
   t.equal(refusal({ 'response-charset': 'klingon', 'log-format-ezproxy': '%h %Q' })?.code, 4016, 'charsets before the log format');
 });
 
+t.test('headers asking for what the service does not do are said in the warnings', async (t) => {
+  t.same(read({}).warnings, []);
+  t.same(read({ 'crossref-enrich': 'false', 'hal-enrich': 'no' }).warnings, [], 'turned off: nothing to say');
+  const w = read({ 'crossref-enrich': 'true', 'istex-enrich': 'TRUE', 'relative-domain': 'hal.science' }).warnings;
+  t.match(w, [/^Crossref-Enrich: "true" asks for the Crossref enrichment.*ignored$/, /^Istex-Enrich: "TRUE"/, /^Relative-Domain: not read.*Force-Parser/]);
+});
+
 t.test('Max-Parse-Attempts is a whole number from 1 to 100000, 10 by default', async (t) => {
   t.equal(read({}).maxParseAttempts, 10);
   t.equal(read({ 'max-parse-attempts': ' ' }).maxParseAttempts, 10);

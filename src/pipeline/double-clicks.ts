@@ -64,8 +64,10 @@ export function readDoubleClickOptions(headers: RequestHeaders): DoubleClickOpti
     if (!name.startsWith('double-click-') || value === undefined) continue;
     const suffix = name.slice('double-click-'.length);
     if (NOT_WINDOWS.has(suffix)) continue;
-    if (!/^[a-z0-9]+$/.test(suffix)) throw new StatusError(4031, `${name}: a window's name is letters and digits (Double-Click-<type>: seconds)`);
-    windows[suffix] = seconds(name, header(headers, name) ?? '');
+    // named as the reference writes it: Double-Click-HTML (the header names arrive in lower case)
+    const shown = `Double-Click-${suffix.toUpperCase()}`;
+    if (!/^[a-z0-9]+$/.test(suffix)) throw new StatusError(4031, `${shown}: a window's name is letters and digits (Double-Click-<type>: seconds)`);
+    windows[suffix] = seconds(shown, header(headers, name) ?? '');
   }
   const mixedRaw = get('mixed');
   const mixed = mixedRaw === undefined || mixedRaw.trim() === '' ? 0 : seconds('Double-Click-MIXED', mixedRaw);

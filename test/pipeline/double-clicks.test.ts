@@ -18,6 +18,7 @@ t.test('headers', async (t) => {
     t.throws(() => readDoubleClickOptions(bad), { code: 4031 }, JSON.stringify(bad));
   }
   t.equal(readDoubleClickOptions({ 'double-click-pdf': '3600' }).windows.pdf, 3600, 'an hour at most');
+  t.throws(() => readDoubleClickOptions({ 'double-click-html': 'x' }), { message: /: Double-Click-HTML: expected/ }, 'the header named as the reference writes it');
   t.same(doubleClickReport(readDoubleClickOptions({ 'double-click-removal': 'false' })), { activated: false });
   t.match(doubleClickReport(defaults), { activated: true, strategy: 'CLI', 'window-html': 10 });
 });

@@ -18,6 +18,9 @@ export function readDisableFilters(value: string | undefined): ExclusionSwitches
   if (v === 'all') return { robots: false, ignoredHosts: false, ignoredDomains: false };
   const off = new Set<string>();
   for (const item of v.split(',').map((s) => s.trim()).filter(Boolean)) {
+    if (item === 'none' || item === 'all') {
+      throw new StatusError(4032, `Disable-Filters: "${item}" stands alone (none: every filter on; all: every filter off); otherwise a list of ${FILTER_NAMES.join(', ')}`);
+    }
     if (!(FILTER_NAMES as readonly string[]).includes(item)) {
       throw new StatusError(4032, `Disable-Filters: unknown filter ${JSON.stringify(item)} (known: none, all, ${FILTER_NAMES.join(', ')})`);
     }

@@ -25,6 +25,7 @@ t.test('Disable-Filters', async (t) => {
   t.same(readDisableFilters('ALL'), { robots: false, ignoredHosts: false, ignoredDomains: false });
   t.same(readDisableFilters('robots, ignored-domains'), { robots: false, ignoredHosts: true, ignoredDomains: false });
   t.throws(() => readDisableFilters('robot'), { code: 4032 });
+  t.throws(() => readDisableFilters('none, robots'), { code: 4032, message: /"none" stands alone/ }, 'not "unknown filter none"');
 });
 
 t.test('order and categories (reference 3.3 steps 6-8)', async (t) => {

@@ -141,10 +141,12 @@ export function negotiateOutput(accept: string | undefined, cleanOnly: boolean):
   if (accept === undefined || accept.trim() === '') return OUTPUT_FORMATS.csv;
 
   const ranges: MediaRange[] = [];
+  const malformed: string[] = [];
   for (const item of splitOutsideQuotes(accept, ',')) {
     if (item.trim() === '') continue;
     const range = parseRange(item);
     if (range) ranges.push(range);
+    else malformed.push(item.trim());
   }
 
   let best: OutputKind | undefined;
@@ -171,7 +173,7 @@ export function negotiateOutput(accept: string | undefined, cleanOnly: boolean):
   if (best === undefined) {
     throw new StatusError(
       4006,
-      `"${accept}" (offered: text/csv, text/tab-separated-values, application/json, application/jsonstream)`,
+      `"${accept}" (offered: text/csv, text/tab-separated-values, application/json, application/jsonstream)${malformed.length ? `; not read, as malformed (a type/subtype, a q from 0 to 1 with at most three decimals): ${malformed.map((m) => JSON.stringify(m)).join(', ')}` : ''}`,
     );
   }
   return OUTPUT_FORMATS[best];

@@ -75,6 +75,11 @@ t.test('nothing acceptable: 4006', async (t) => {
   }
 });
 
+t.test('4006 for ranges that could not be read says so', async (t) => {
+  t.throws(() => negotiateOutput('text/csv;q=abc', false), { code: 4006, message: /not read, as malformed.*"text\/csv;q=abc"/ });
+  t.throws(() => negotiateOutput('text/html', false), { message: /^(?!.*malformed)/ }, 'a well-formed refusal does not mention it');
+});
+
 t.test('Clean-Only ignores Accept', async (t) => {
   t.equal(negotiateOutput(undefined, true), OUTPUT_FORMATS.log);
   t.equal(negotiateOutput('application/json', true), OUTPUT_FORMATS.log);

@@ -24,6 +24,12 @@ interface Failure {
 // even when a client tries many different names.
 const MAX_KEYS = 50_000;
 
+/** How long an address that logged in on an account stays exempt from that account's lock. */
+export const TRUSTED_ADDRESS_MS = 30 * 24 * 3600_000;
+/** Addresses remembered per account (the most recent), and accounts remembered in all. */
+const TRUSTED_PER_ACCOUNT = 16;
+const TRUSTED_ACCOUNTS = 10_000;
+
 /**
  * Counts failed logins per client address and per account name in a sliding window. While either
  * count is at its limit, logins are refused before any password check (429 with Retry-After), so
@@ -33,19 +39,38 @@ const MAX_KEYS = 50_000;
  */
 export class FailureLimiter {
   private readonly failures = new Map<string, Failure[]>();
+  /** account → the addresses that logged in on it, with when they last did */
+  private readonly trusted = new Map<string, Map<string, number>>();
 
   constructor(
     private readonly limits: FailureLimits,
     private readonly now: () => number = Date.now,
   ) {}
 
-  /** Seconds until a login from `address` on `account` is accepted again; 0 when it is now. */
+  /**
+   * Seconds until a login from `address` on `account` is accepted again; 0 when it is now. An
+   * address that logged in on the account before is not held by the account's lock (only by its
+   * own count): others' failures on an account would otherwise lock its owner out, the founder
+   * included, whose password nobody can reset.
+   */
   retryAfter(address: string, account: string): number {
     const wait = Math.max(
       this.waitMs(`a:${address}`, this.limits.maxPerAddress),
-      this.waitMs(`u:${account}`, this.limits.maxPerAccount),
+      this.isTrusted(address, account) ? 0 : this.waitMs(`u:${account}`, this.limits.maxPerAccount),
     );
     return wait > 0 ? Math.ceil(wait / 1000) : 0;
+  }
+
+  /**
+   * Checks the limits and, when the attempt may go on, counts it as a failure at once: attempts
+   * sent together then meet the limit as attempts one after the other do (each password check
+   * takes a while, and the count used to be made after it). A success takes it out again
+   * (recordSuccess). Answers the seconds to wait, or 0 when the attempt was counted.
+   */
+  beginAttempt(address: string, account: string, kind: FailureKind = 'login'): number {
+    const wait = this.retryAfter(address, account);
+    if (wait === 0) this.recordFailure(address, account, kind);
+    return wait;
   }
 
   recordFailure(address: string, account: string, kind: FailureKind = 'login'): void {
@@ -73,11 +98,33 @@ export class FailureLimiter {
   recordSuccess(address: string, account: string, kind: FailureKind = 'login'): void {
     this.remove(`a:${address}`, (f) => f.account === account && f.kind === kind);
     this.remove(`u:${account}`, (f) => f.kind === kind);
+    if (kind === 'login') this.trust(address, account);
   }
 
-  /** After an administrator sets a new password, the account's count starts again. */
+  private trust(address: string, account: string): void {
+    const now = this.now();
+    let addresses = this.trusted.get(account);
+    if (addresses) this.trusted.delete(account); // re-inserted last: the oldest accounts go first
+    addresses ??= new Map();
+    addresses.delete(address);
+    addresses.set(address, now);
+    if (addresses.size > TRUSTED_PER_ACCOUNT) addresses.delete(addresses.keys().next().value!);
+    this.trusted.set(account, addresses);
+    if (this.trusted.size > TRUSTED_ACCOUNTS) this.trusted.delete(this.trusted.keys().next().value!);
+  }
+
+  private isTrusted(address: string, account: string): boolean {
+    const at = this.trusted.get(account)?.get(address);
+    return at !== undefined && this.now() - at < TRUSTED_ADDRESS_MS;
+  }
+
+  /**
+   * After an administrator sets a new password, the account's count starts again, and the
+   * addresses that knew the old password are trusted no more.
+   */
   clearAccount(account: string): void {
     this.failures.delete(`u:${account}`);
+    this.trusted.delete(account);
   }
 
   private remove(key: string, cleared: (failure: Failure) => boolean): void {

@@ -145,7 +145,7 @@ export default fp(async (app) => {
 
   async function checkCredentials(username: string, password: string, request: FastifyRequest): Promise<void> {
     const account = username.trim().toLowerCase();
-    const wait = limiter.retryAfter(request.ip, account);
+    const wait = limiter.beginAttempt(request.ip, account);
     if (wait > 0) {
       request.log.warn({ ip: request.ip }, 'login refused: too many failed attempts');
       throw new ApiError(429, 'tooManyFailures', { 'Retry-After': String(wait) });
@@ -154,7 +154,7 @@ export default fp(async (app) => {
     const ok = await verifyPassword(hash ?? (await (decoyHash ??= hashPassword(randomBytes(16).toString('hex')))), password);
     const user = ok && hash !== undefined ? users.get(account) : undefined;
     if (!user) {
-      limiter.recordFailure(request.ip, account);
+      // (counted as a failure already, by beginAttempt)
       request.log.info({ ip: request.ip }, 'login failed');
       throw new ApiError(401, 'invalidCredentials');
     }

@@ -84,3 +84,37 @@ t.test('wrong old passwords: a login does not clear them, a right old password d
   for (let i = 0; i < 2; i++) again.recordFailure('1.1.1.1', 'jane', 'oldPassword');
   t.equal(again.retryAfter('1.1.1.1', 'jane'), 0, 'counted again from the right old password');
 });
+
+t.test('attempts sent together meet the limit as attempts in a row do (counted before the password check)', async (t) => {
+  const l = limiter({ t: 0 });
+  // 100 attempts begun before any password check ends
+  const waits = Array.from({ length: 100 }, () => l.beginAttempt('6.6.6.6', 'ghost'));
+  t.equal(waits.filter((w) => w === 0).length, 3, 'three go on to a password check, as many as the address may fail');
+  t.ok(waits.slice(3).every((w) => w === 60), 'the others are refused at once');
+  const ok = limiter({ t: 0 });
+  t.equal(ok.beginAttempt('1.1.1.1', 'jane'), 0);
+  ok.recordSuccess('1.1.1.1', 'jane');
+  for (let i = 0; i < 3; i++) t.equal(ok.beginAttempt('1.1.1.1', 'jane'), 0, `a success took its attempt out: ${i + 1}`);
+});
+
+t.test('an account\'s lock does not hold an address that logged in on it before', async (t) => {
+  const now = { t: 0 };
+  const l = limiter(now);
+  l.recordSuccess('1.1.1.1', 'founder'); // the owner's usual address
+  for (const address of ['7.7.7.1', '7.7.7.2', '7.7.7.3', '7.7.7.4', '7.7.7.5']) l.recordFailure(address, 'founder');
+  t.ok(l.retryAfter('7.7.7.9', 'founder') > 0, 'the account is locked for other addresses');
+  t.equal(l.retryAfter('1.1.1.1', 'founder'), 0, 'not for its owner\'s address');
+  for (let i = 0; i < 3; i++) l.recordFailure('1.1.1.1', 'founder');
+  t.ok(l.retryAfter('1.1.1.1', 'founder') > 0, 'which keeps its own limit');
+  const reset = limiter(now);
+  reset.recordSuccess('1.1.1.1', 'founder');
+  for (let i = 0; i < 5; i++) reset.recordFailure(`7.7.7.${i}`, 'founder');
+  reset.clearAccount('founder');
+  for (let i = 0; i < 5; i++) reset.recordFailure(`7.7.7.${i}`, 'founder');
+  t.ok(reset.retryAfter('1.1.1.1', 'founder') > 0, 'a password reset ends the trust in the addresses that knew the old one');
+  const old = limiter(now);
+  old.recordSuccess('1.1.1.1', 'founder');
+  now.t += 31 * 24 * 3600_000;
+  for (let i = 0; i < 5; i++) old.recordFailure(`7.7.7.${i}`, 'founder');
+  t.ok(old.retryAfter('1.1.1.1', 'founder') > 0, 'trust lasts 30 days after the last login');
+});

@@ -101,6 +101,28 @@ t.test('repeated failures are refused for a while', async (t) => {
   t.equal((await attempt(basic(USER.userid, reset.json().password), '192.0.2.201')).statusCode, 403, 'logged in (and not an administrator)');
 });
 
+t.test('guesses sent all at once are capped as guesses in a row are', async (t) => {
+  const ta = await testApp(t);
+  const { admin } = await withUsers(t, ta);
+  const answers = await Promise.all(Array.from({ length: 30 }, (_, i) =>
+    ta.inject({ method: 'GET', url: '/api/admin/users', headers: { authorization: basic(ADMIN.userid, `Guess-number-${i}`) }, remoteAddress: '203.0.113.77' })));
+  const codes = answers.map((a) => a.statusCode);
+  t.equal(codes.filter((c) => c === 401).length, 5, 'five password checks, the address\'s limit');
+  t.equal(codes.filter((c) => c === 429).length, 25, 'the others refused before any check');
+  t.equal((await ta.inject({ method: 'GET', url: '/api/admin/users', headers: { authorization: admin }, remoteAddress: '203.0.113.77' })).statusCode, 429);
+});
+
+t.test('others\' failures on an account do not lock out an address that logged in on it', async (t) => {
+  const ta = await testApp(t);
+  const { admin } = await withUsers(t, ta);
+  const attempt = (authorization: string, remoteAddress: string) =>
+    ta.inject({ method: 'GET', url: '/api/admin/users', headers: { authorization }, remoteAddress });
+  t.equal((await attempt(admin, '198.51.100.1')).statusCode, 200, 'the administrator, from the usual address');
+  for (let i = 0; i < 10; i++) t.equal((await attempt(basic(ADMIN.userid, `Guess-number-${i}`), `192.0.2.${i}`)).statusCode, 401);
+  t.equal((await attempt(admin, '192.0.2.99')).statusCode, 429, 'the account is locked for a new address');
+  t.equal((await attempt(admin, '198.51.100.1')).statusCode, 200, 'not for the usual one');
+});
+
 t.test('a login on one\'s own account does not clear the address\'s guesses at others', async (t) => {
   const ta = await testApp(t);
   const { user } = await withUsers(t, ta);

@@ -102,6 +102,9 @@ t.test('bad CSV gets a clear error, and the service goes on', async (t) => {
   t.equal(unclosed.status, 400);
   t.equal(unclosed.json<{ code: number }>().code, 4022, 'a quoted cell that never closes');
   t.match(unclosed.headers['service-status-message'], /closing quote/);
+  const midQuote = await post(url, HEAD + '1.2.3.4;"ab"x;https://a.example/\n', { 'Content-Type': 'text/csv' });
+  t.equal(midQuote.status, 400, 'a quote closed in the middle of a cell: the client\'s error, not a 500');
+  t.match(midQuote.json<{ code: number; message: string }>(), { code: 4003, message: /cannot be read.*doubled/ });
   const empty = await post(url, '', { 'Content-Type': 'text/csv' });
   t.equal(empty.json<{ code: number }>().code, 4003, 'no row at all');
   const headerOnly = await post(url, HEAD, { 'Content-Type': 'text/csv' });

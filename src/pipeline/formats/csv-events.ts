@@ -29,6 +29,22 @@ export interface CsvEventOptions {
 }
 
 /**
+ * The parser's rows; its own failure (a quote closed in the middle of a cell) becomes the
+ * client's error, 4003, quoting where and saying what to fix, not an internal error (5000).
+ */
+async function* readRows(rows: AsyncIterable<string[]>): AsyncIterable<string[]> {
+  try {
+    yield* rows;
+  } catch (err) {
+    const message = (err as Error)?.message;
+    if (typeof message === 'string' && message.startsWith('Parse Error')) {
+      throw new StatusError(4003, `the CSV file cannot be read: ${message.replace(/^Parse Error:\s*/, '')} (a quoted cell must end at a ";" or the line's end; a quote inside it is doubled: "")`);
+    }
+    throw err;
+  }
+}
+
+/**
  * The rows of a CSV input as UTF-8 lines of JSON (`{"column":"value",…}\n`), in chunks. A row with
  * fewer cells than columns lacks the last ones; cells past the last column are dropped. Empty rows
  * are skipped. The text a row spans is bounded (an unclosed quote would otherwise hold the rest of
@@ -58,7 +74,7 @@ export async function* csvEventLines(source: AsyncIterable<Uint8Array>, opts: Cs
   let pending: string[] = [];
   let pendingBytes = 0;
   try {
-    for await (const cells of parser as AsyncIterable<string[]>) {
+    for await (const cells of readRows(parser as AsyncIterable<string[]>)) {
       if (columns === undefined) {
         columns = cells.map((c) => c.trim());
         if (!columns.some((c) => c !== '')) throw new StatusError(4003, 'the CSV file\'s first row names no column');

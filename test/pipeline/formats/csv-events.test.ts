@@ -58,6 +58,12 @@ t.test('a quoted cell that never closes fails with 4022 instead of holding the f
   t.equal((await read(long, { maxRowBytes: 10_000, size: 1000 })).lines.length, 2, 'a long row within the limit passes');
 });
 
+t.test('a quote closed in the middle of a cell: 4003 quoting where and saying what to fix, not an internal error', async (t) => {
+  await t.rejects(read('host;login;url\n1.2.3.4;"ab"x;https://a.example/\n'), {
+    code: 4003, message: /cannot be read: .*at 'x;https:.*a quote inside it is doubled/,
+  });
+});
+
 t.test('empty rows before the header row are skipped', async (t) => {
   t.same((await read(';;\n\na;b\n1;2\n')).columns, ['a', 'b']);
 });

@@ -29,6 +29,7 @@ import securityHeaders from './plugins/security-headers.js';
 import closingConnections from './plugins/closing-connections.js';
 import hostNames from './plugins/host-names.js';
 import { clientErrorHandler } from './client-errors.js';
+import { requestForLog } from './request-log.js';
 
 declare module 'fastify' {
   interface FastifyInstance {
@@ -81,7 +82,7 @@ function fastifyTrustProxy(trust: TrustProxy): boolean | string[] | ((address: s
 /** Builds the service (not listening): plugins for shared services, then the route families. */
 export async function buildApp(config: Config, logger: boolean | object = { level: config.logLevel }, options: BuildOptions = {}): Promise<FastifyInstance> {
   const app = Fastify({
-    logger,
+    logger: typeof logger === 'object' ? { ...logger, serializers: { req: requestForLog } } : logger,
     trustProxy: fastifyTrustProxy(config.trustProxy),
     // Uploads of many gigabytes take as long as they take: no whole-request timeout.
     requestTimeout: 0,

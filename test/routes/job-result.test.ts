@@ -24,6 +24,8 @@ t.test('a job ticket: only a login with credentials earns one, and a new passwor
 
   const first = await ticketOf(user);
   t.equal((await traces(first)).statusCode, 200, 'the ticket opens the job\'s files');
+  t.notOk(ta.logs.join('').includes(first.slice(0, 24)), 'the service log does not hold the ticket');
+  t.match(ta.logs.join(''), /job-traces\.log\?ticket=\[hidden\]/, 'it logs the request with the ticket hidden');
   const subject = Buffer.from(first.split('.')[1], 'base64url').toString();
   t.notMatch(subject, /@/, `the ticket names the account by its id (${subject}), not its address: links get passed on and logged`);
   const renewed = await progress(`?ticket=${encodeURIComponent(first)}`);

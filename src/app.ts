@@ -30,6 +30,7 @@ import closingConnections from './plugins/closing-connections.js';
 import hostNames from './plugins/host-names.js';
 import { clientErrorHandler } from './client-errors.js';
 import { requestForLog } from './request-log.js';
+import requestBodies from './plugins/request-bodies.js';
 
 declare module 'fastify' {
   interface FastifyInstance {
@@ -86,7 +87,8 @@ export async function buildApp(config: Config, logger: boolean | object = { leve
     trustProxy: fastifyTrustProxy(config.trustProxy),
     // Uploads of many gigabytes take as long as they take: no whole-request timeout.
     requestTimeout: 0,
-    bodyLimit: 1024 * 1024,
+    // The bodies read whole are logins and accounts' changes (the format tester sets its own)
+    bodyLimit: 64 * 1024,
     // Fastify's default ('array') also takes ["x"] for "x": a field is a string or is refused.
     ajv: { customOptions: { coerceTypes: true } },
     // Schema failures name the values a field accepts (Ajv lists "must be equal to constant").
@@ -123,6 +125,7 @@ export async function buildApp(config: Config, logger: boolean | object = { leve
   app.decorate('buildInfo', await readBuildInfo(PROJECT_ROOT));
   await app.register(securityHeaders);
   await app.register(closingConnections);
+  await app.register(requestBodies);
   await app.register(hostNames);
   await app.register(databasePlugin);
   await app.register(platformsPlugin);

@@ -75,6 +75,11 @@ export interface Config {
     /** an upload that sends nothing for this long fails with 4037 (ms; 0 = never) */
     readonly idleUploadMs: number;
     /**
+     * a request other than a job's upload (a login, an account's change, a format test) whose
+     * body has not all come after this long is answered 408 and its connection closed (ms)
+     */
+    readonly requestBodyMs: number;
+    /**
      * events the double-click check, and the re-ordering of Chronology-Tolerance, may each hold
      * for a job (0 = no limit): past it the oldest leave early, and the job says so
      */
@@ -471,6 +476,7 @@ export function readConfig(env: NodeJS.ProcessEnv = process.env, overrides: Part
       maxInflateRatio: int(env, 'MAX_INFLATE_RATIO', 100, { min: 1, zero: 'no limit' }),
       maxConcurrentJobs: int(env, 'MAX_CONCURRENT_JOBS', 0, { min: 1, zero: 'no limit' }),
       idleUploadMs: int(env, 'IDLE_UPLOAD_MS', 120_000, ms(1, 'no limit')),
+      requestBodyMs: int(env, 'REQUEST_BODY_MS', 30_000, ms(1)),
       maxHeldEvents: int(env, 'MAX_HELD_EVENTS', DEFAULT_MAX_HELD_EVENTS, { min: 1, zero: 'no limit' }),
     },
     jobs: {

@@ -299,7 +299,7 @@ async function runJob(app: FastifyInstance, request: FastifyRequest, res: Server
 }
 
 /** A job's upload: `POST /` or `PUT /{jobID}` (the routes whose body is read only once the job is accepted). */
-function isJobUpload(req: IncomingMessage): boolean {
+export function isJobUpload(req: IncomingMessage): boolean {
   const path = (req.url ?? '').split('?')[0];
   return (req.method === 'POST' && path === '/') || (req.method === 'PUT' && isJobId(path.replace(/^\/|\/$/g, '')));
 }

@@ -21,6 +21,7 @@ import { CR_ENDED_HINT, forEachLine, lineBatches, withoutLineEnd } from './line-
 import { writeFileAside } from '../write-aside.js';
 import type { ParsingPool } from './parsing-pool.js';
 import { BoundedCaller, CallTimeout } from './bounded-call.js';
+import { GateBudget } from './gate-budget.js';
 import { DeniedFile, type JobOutput } from './job-output.js';
 import { breakable, mediaType } from './job-inputs.js';
 import { RejectFiles } from './reject-files.js';
@@ -78,6 +79,8 @@ export interface JobDeps {
   readonly platformVersion?: (code: string) => string | undefined;
   /** the service's log: what failed in the job's storage (its folder, its row) */
   readonly log?: JobLog;
+  /** the main thread's time for the first lines' checks, shared by the jobs (one per service) */
+  readonly gateBudget?: GateBudget;
 }
 
 export interface JobLog {
@@ -157,6 +160,8 @@ export class Job {
   /** of the gate's failures, lines that matched the format but whose date did not read */
   private gateDateFailures = 0;
   private gateTimer: ReturnType<typeof makeEventTimer> | undefined;
+  /** the main thread's time the gate took for this job's lines */
+  private gateMs = 0;
   private boundedCaller: BoundedCaller | undefined;
   private seq = 0;
   private nextSeq = 0;
@@ -371,7 +376,7 @@ export class Job {
         });
         for await (const batch of batches) {
           if (this.aborted) break;
-          const data = this.spec ? batch : this.gate(batch);
+          const data = this.spec ? batch : await this.gated(batch);
           if (!data || data.length === 0) continue;
           await this.slot();
           if (this.aborted) break;
@@ -513,16 +518,35 @@ export class Job {
     return this.gateSawCarriageReturn ? `; ${CR_ENDED_HINT}` : '';
   }
 
+  /** The gate over a batch, waiting for the main thread's share when the jobs' gates used it up. */
+  private async gated(batch: Uint8Array): Promise<Uint8Array | undefined> {
+    const budget = this.deps.gateBudget;
+    let rest = batch;
+    for (;;) {
+      const { data, resumeAt } = this.gate(rest, budget);
+      if (resumeAt === undefined) return data;
+      await this.unlessAborted(budget!.room());
+      if (this.aborted) return undefined;
+      rest = rest.subarray(resumeAt);
+    }
+  }
+
   /**
    * Looks at the first lines on the main thread until one matches the format (given, or found
    * among the auto-detected ones). Lines before it are unknown formats; too many of them and
-   * the job stops with 4003. Returns the part of the batch to parse, from that line on.
+   * the job stops with 4003. Returns the part of the batch to parse, from that line on; or where
+   * to resume once the jobs' share of the main thread (`budget`) has room again.
    */
-  private gate(batch: Uint8Array): Uint8Array | undefined {
+  private gate(batch: Uint8Array, budget: GateBudget | undefined): { data?: Uint8Array; resumeAt?: number } {
     let from: number | undefined;
+    let resumeAt: number | undefined;
     const rejected: string[] = [];
     try {
       forEachLine(batch, (bytes, start) => {
+        if (budget && !budget.hasRoom()) {
+          resumeAt = start;
+          return false;
+        }
         this.reading.line++;
         const line = this.decodeLine(bytes);
         if (line === '') return true;
@@ -554,9 +578,10 @@ export class Job {
       // Also when the job gives up (Max-Parse-Attempts): the lines it read were rejected.
       this.addRejects('unknown-formats', rejected.length, rejected);
     }
-    if (from === undefined) return undefined;
+    if (resumeAt !== undefined) return { resumeAt };
+    if (from === undefined) return {};
     this.startParsing(this.format!);
-    return batch.subarray(from);
+    return { data: batch.subarray(from) };
   }
 
   /** The line the gate looks at, as the traces name it (`Line 3 of file 2 (b.log)`). */
@@ -580,6 +605,10 @@ export class Job {
     const ms = firstLineBudgetMs(this.deps.config.pool.batchTimeoutMs);
     // made once, outside the budget: the time zone's formatter reads ICU's data at its first use
     const timer = this.gateTimer ??= makeEventTimer(this.options.dateFormat, this.deps.config.defaultTimeZone);
+    // Lines each under their own budget add up: the job's first lines get twice one line's.
+    if (this.gateMs > 2 * ms) {
+      throw new StatusError(4038, `the first lines took more than ${2 * ms} ms in all to match against the log format (${this.linePlace(false)} reached): its custom expressions may backtrack catastrophically`);
+    }
     const formats = this.options.format ? [this.options.format] : autoFormats();
     const check = () => {
       const { format, time } = checkLine(line, formats, timer);
@@ -589,12 +618,17 @@ export class Job {
     // The budget is wall time: a machine busy enough to hold the thread back for it once must not
     // fail a sound log; an expression that backtracks catastrophically runs out of it again.
     for (let attempt = 1; ; attempt++) {
+      const started = performance.now();
       try {
         return caller.run(check, ms);
       } catch (err) {
         if (!(err instanceof CallTimeout)) throw err;
         if (attempt < 2) continue;
         throw new StatusError(4038, `${this.linePlace(false)} took more than ${ms} ms to match against the log format, twice: its custom expressions may backtrack catastrophically`);
+      } finally {
+        const took = performance.now() - started;
+        this.deps.gateBudget?.record(took);
+        this.gateMs += took;
       }
     }
   }

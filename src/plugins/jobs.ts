@@ -5,6 +5,7 @@ import { readJobOptions } from '../pipeline/job-options.js';
 import { StartError } from '../start-error.js';
 import { mergeJobHeaders } from '../settings/predefined.js';
 import type { Job } from '../pipeline/job-runner.js';
+import { GateBudget } from '../pipeline/gate-budget.js';
 
 /** How long the shutdown lets a job finish the lines it holds before aborting it (a batch takes well under a second). */
 export const STOP_GRACE_MS = 2000;
@@ -55,12 +56,15 @@ export class RunningJobs {
 declare module 'fastify' {
   interface FastifyInstance {
     runningJobs: RunningJobs;
+    /** the main thread's time for the jobs' first-line checks, shared (pipeline/gate-budget.ts) */
+    gateBudget: GateBudget;
   }
 }
 
 export default fp(async (app) => {
   const running = new RunningJobs();
   app.decorate('runningJobs', running);
+  app.decorate('gateBudget', new GateBudget());
   checkDefaultJobHeaders(app);
   // preClose runs before every onClose hook: jobs end while the pool and the database are open.
   app.addHook('preClose', async () => {

@@ -203,6 +203,7 @@ async function runJob(app: FastifyInstance, request: FastifyRequest, res: Server
       build: app.buildInfo,
       platformVersion: (code) => lease.platforms.sources.find((s) => s.manifest.name === code)?.manifest.version,
       log: request.log,
+      gateBudget: app.gateBudget,
     },
     options,
     { id, user: request.user ? { id: request.user.id, username: request.user.username } : undefined, userAgent: header(request.headers, 'user-agent'), predefinedSettings: setting },

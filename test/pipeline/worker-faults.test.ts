@@ -136,6 +136,37 @@ t.test('a custom format regex that backtracks catastrophically fails its job in 
   });
 });
 
+t.test('first lines each a little under their budget: the job fails once they add up, and the service answers meanwhile', async (t) => {
+  await withService(t, async (server) => {
+    // a run of a's that takes 60 ms or more for `(a+)+b` on this machine, measured here
+    let n = 16;
+    for (; n < 40; n++) {
+      const started = performance.now();
+      /(a+)+b/.test('a'.repeat(n));
+      if (performance.now() - started >= 60) break;
+    }
+    const format = { ...HEADERS, 'Log-Format-ezproxy': `${EZPROXY_DEFAULT} %{x}<(a+)+b>`, 'Max-Parse-Attempts': '1000' };
+    let body = '';
+    for (let i = 0; i < 200; i++) body += line('sound.example.org', `/article/${i}`, i).replace('\n', ` ${'a'.repeat(n)}\n`);
+    // The service runs in this process: the longest gap between two ticks of a 20 ms timer is
+    // the longest time its main thread was held.
+    let last = performance.now();
+    let worst = 0;
+    const ticking = setInterval(() => {
+      const now = performance.now();
+      worst = Math.max(worst, now - last);
+      last = now;
+    }, 20);
+    const bad = await post(server.url, body, format);
+    clearInterval(ticking);
+    const f = failure(t, bad);
+    t.equal(f.code, 4038, `4038 (lines of ${n} a's)`);
+    t.match(f.message, /the first lines took more than 2000 ms in all/, f.message);
+    // one line at a time may hold the thread (up to its own budget); never the lines together
+    t.ok(worst < 1500, `the main thread was held ${Math.round(worst)} ms at most while the job's lines were checked`);
+  });
+});
+
 t.test('a closed pool stays closed when a worker it terminated earlier exits late', async (t) => {
   // The stalled worker is told to terminate when its batch times out, but exits only when its
   // child process ends (2 s): after the service has closed. Piscina would then start new workers.

@@ -126,7 +126,7 @@ t.test('a refused header\'s message says the problem once, then what to fix', as
     [{ 'ezPAARSE-Middlewares': 'nosuch' }, 4025, 'ezPAARSE-Middlewares: "nosuch" (see /info/middlewares)'],
     [{ 'ezPAARSE-Predefined-Settings': 'nosuch' }, 4026, 'ezPAARSE-Predefined-Settings: "nosuch" (see /info/predefined-settings)'],
     [{ 'Force-Parser': 'nosuch' }, 4033, 'Force-Parser: "nosuch" (see /info/platforms)'],
-    [{ 'Double-Click-x_y': '3' }, 4031, 'double-click-x_y: a window\'s name is letters and digits'],
+    [{ 'Double-Click-x_y': '3' }, 4031, 'Double-Click-X_Y: a window\'s name is letters and digits'],
     [{ 'Date-Format': 'Q' }, 4028, 'Date-Format: "Q" needs a year, a month and a day'],
     [{ 'Date-Format': 'YYYY-MM-DD MM' }, 4028, 'Date-Format: gives the month twice (MM)'],
   ];

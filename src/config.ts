@@ -72,6 +72,8 @@ export interface Config {
     readonly maxInflateRatio: number;
     /** 0 = no limit; a further job gets 503 with Retry-After */
     readonly maxConcurrentJobs: number;
+    /** jobs at once per account, or per address without a login (0 = no limit); a further one gets 503 */
+    readonly maxJobsPerClient: number;
     /** an upload that sends nothing for this long fails with 4037 (ms; 0 = never) */
     readonly idleUploadMs: number;
     /**
@@ -475,6 +477,7 @@ export function readConfig(env: NodeJS.ProcessEnv = process.env, overrides: Part
       // a proxy log expands 3 to 20 times (the 1M-line bench log 3.4), a bomb about 1000
       maxInflateRatio: int(env, 'MAX_INFLATE_RATIO', 100, { min: 1, zero: 'no limit' }),
       maxConcurrentJobs: int(env, 'MAX_CONCURRENT_JOBS', 0, { min: 1, zero: 'no limit' }),
+      maxJobsPerClient: int(env, 'MAX_JOBS_PER_CLIENT', 16, { min: 1, zero: 'no limit' }),
       idleUploadMs: int(env, 'IDLE_UPLOAD_MS', 120_000, ms(1, 'no limit')),
       requestBodyMs: int(env, 'REQUEST_BODY_MS', 30_000, ms(1)),
       maxHeldEvents: int(env, 'MAX_HELD_EVENTS', DEFAULT_MAX_HELD_EVENTS, { min: 1, zero: 'no limit' }),

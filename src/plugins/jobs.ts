@@ -13,6 +13,29 @@ export const STOP_GRACE_MS = 2000;
 /** The jobs running in this process. */
 export class RunningJobs {
   private readonly jobs = new Map<string, { job: Job; done: Promise<unknown> }>();
+  /** jobs accepted per client (an account, or an address without a login), from their check to their end */
+  private readonly perClient = new Map<string, number>();
+
+  /** Jobs `client` has accepted and not ended. */
+  countFor(client: string): number {
+    return this.perClient.get(client) ?? 0;
+  }
+
+  /**
+   * Counts a job of `client` from the moment it is accepted (before its folder and its run, so
+   * that requests sent together meet the limit too); the function returned ends it, once.
+   */
+  claim(client: string): () => void {
+    this.perClient.set(client, this.countFor(client) + 1);
+    let released = false;
+    return () => {
+      if (released) return;
+      released = true;
+      const n = this.countFor(client) - 1;
+      if (n > 0) this.perClient.set(client, n);
+      else this.perClient.delete(client);
+    };
+  }
 
   add(job: Job, done: Promise<unknown>): void {
     this.jobs.set(job.id, { job, done });

@@ -171,12 +171,23 @@ async function handleJobRequest(app: FastifyInstance, request: FastifyRequest, r
   }
   const limit = app.config.limits.maxConcurrentJobs;
   if (limit > 0 && app.runningJobs.size >= limit) return refuse(new StatusError(5004, `MAX_CONCURRENT_JOBS allows ${limit}`), { 'Retry-After': '30' });
+  // One client must not take the service for itself (a script opening hundreds of uploads).
+  const perClient = app.config.limits.maxJobsPerClient;
+  const client = request.user ? `user:${request.user.id}` : `address:${request.ip}`;
+  if (perClient > 0 && app.runningJobs.countFor(client) >= perClient) {
+    return refuse(new StatusError(5004, `MAX_JOBS_PER_CLIENT allows ${perClient} at once ${request.user ? 'for an account' : 'from an address without a login'}, and ${perClient} are running`), { 'Retry-After': '30' });
+  }
   const maxUpload = app.config.limits.maxUploadBytes;
   const declared = Number(request.headers['content-length'] ?? 0);
   if (maxUpload > 0 && declared > maxUpload) return refuse(new StatusError(4034, `the body announces ${declared} bytes, more than ${maxUpload} (MAX_UPLOAD_BYTES)`));
   if (/^\s*100-continue\s*$/i.test(header(request.headers, 'expect') ?? '')) reply.raw.writeContinue();
   reply.hijack();
-  await runJob(app, request, reply.raw, options, lease, mode, setting);
+  const release = app.runningJobs.claim(client);
+  try {
+    await runJob(app, request, reply.raw, options, lease, mode, setting);
+  } finally {
+    release();
+  }
 }
 
 /** Takes the job folder of a client-chosen id: only one of two requests racing for it gets it. */

@@ -14,6 +14,36 @@ import { multipart, post } from '../helpers/http.js';
 
 const LINE = '1.2.3.4 - JOHN [30/Nov/2012:00:14:18 +0100] "GET http://www.sciencedirect.com:80/science/article/pii/S0967064508000301 HTTP/1.1" 200 224846\n';
 
+t.test('jobs at once per client (MAX_JOBS_PER_CLIENT): a client cannot take the service for itself', async (t) => {
+  const server = await startApp({ limits: { maxJobsPerClient: 2, idleUploadMs: 0 } }, { POOL_THREADS: '1' });
+  t.teardown(() => server.close());
+  t.equal(server.config.limits.maxJobsPerClient, 2);
+  // two uploads held open by one client (address 127.0.0.1, no login)
+  const holds = await Promise.all([0, 1].map(async () => {
+    const held = request(server.url, { method: 'POST', headers: { 'Transfer-Encoding': 'chunked', 'Log-Format-ezproxy': EZPROXY_DEFAULT, 'Double-Click-Removal': 'false' } });
+    held.on('error', () => undefined);
+    held.write(LINE);
+    const [res] = (await once(held, 'response')) as [IncomingMessage];
+    res.resume();
+    return { held, res };
+  }));
+  const third = await post(server.url, LINE, { 'Log-Format-ezproxy': EZPROXY_DEFAULT });
+  t.equal(third.status, 503, 'a third job of the same client');
+  t.equal(third.headers['retry-after'], '30');
+  t.match(third.json<{ code: number; message: string }>(), { code: 5004, message: /MAX_JOBS_PER_CLIENT allows 2 at once from an address without a login/ });
+  // one ends: room again
+  holds[0].held.end();
+  await once(holds[0].res, 'end');
+  const again = await post(server.url, LINE, { 'Log-Format-ezproxy': EZPROXY_DEFAULT });
+  t.equal(again.status, 200, 'once one of them ended');
+  holds[1].held.end();
+  await once(holds[1].res, 'end');
+  t.equal(server.config.limits.maxJobsPerClient, 2);
+  // the default
+  const { readConfig } = await import('../../src/config.js');
+  t.equal(readConfig({}).limits.maxJobsPerClient, 16);
+});
+
 t.test('limits users can set: concurrent jobs (503 + Retry-After), upload size (4034), idle uploads (4037)', async (t) => {
   const server = await startApp({ limits: { maxConcurrentJobs: 1, maxUploadBytes: 10_000, idleUploadMs: 3000, maxLineBytes: 100_000 } }, { POOL_THREADS: '1' });
   t.teardown(() => server.close());

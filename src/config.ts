@@ -465,7 +465,7 @@ export function readConfig(env: NodeJS.ProcessEnv = process.env, overrides: Part
       inFlightPerJob: int(env, 'BATCHES_IN_FLIGHT', 4, { min: 1, max: 1024 }),
       flushAfterMs: int(env, 'FLUSH_AFTER_MS', 100, ms(1, 'off')),
       // A batch of 256 KB takes well under a second; a minute is only reached by runaway patterns.
-      batchTimeoutMs: int(env, 'BATCH_TIMEOUT_MS', 60_000, ms(1, 'no limit')),
+      batchTimeoutMs: int(env, 'BATCH_TIMEOUT_MS', 10_000, ms(1, 'no limit')),
       // A worker's heap holds about 40 MB; V8 lets a heap with a smaller limit grow less between
       // full collections (bench/README.md, "Memory settings").
       workerHeapMb: int(env, 'WORKER_HEAP_MB', 256, { min: 64, zero: "V8's default" }),

@@ -24,6 +24,14 @@ t.test('MAX_INFLATE_RATIO: compressed data may expand 100 times unless set other
   t.throws(() => readConfig({ MAX_INFLATE_RATIO: '2.5' }), /MAX_INFLATE_RATIO must be 0 \(no limit\) or a whole number of at least 1, got "2.5"/);
 });
 
+t.test('limits a client cannot lift: a batch gets 10 s in a worker, a request body 30 s, a client 16 jobs at once', async (t) => {
+  const c = readConfig({});
+  t.equal(c.pool.batchTimeoutMs, 10_000, 'BATCH_TIMEOUT_MS: other jobs wait at most this long for a runaway batch');
+  t.equal(c.limits.requestBodyMs, 30_000, 'REQUEST_BODY_MS');
+  t.equal(c.limits.maxJobsPerClient, 16, 'MAX_JOBS_PER_CLIENT');
+  t.equal(readConfig({ MAX_JOBS_PER_CLIENT: '0' }).limits.maxJobsPerClient, 0, '0: no limit');
+});
+
 t.test('DEFAULT_JOB_HEADERS: header names as HTTP writes them, one-line string values', async (t) => {
   t.same(readConfig({ DEFAULT_JOB_HEADERS: '{"Crypted-Fields":"none","X_y.z~":"1"}' }).defaultJobHeaders, { 'Crypted-Fields': 'none', 'X_y.z~': '1' });
   t.throws(() => readConfig({ DEFAULT_JOB_HEADERS: '{"Bad Header":"x"}' }), { name: 'StartError', message: /^DEFAULT_JOB_HEADERS: "Bad Header" is not a header name \(letters, digits and .* no spaces\)$/ });

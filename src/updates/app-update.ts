@@ -90,10 +90,11 @@ export class AppUpdater {
     private readonly echo: (text: string) => void = () => undefined,
   ) {}
 
-  /** The log of the last update, from line `since` on. */
+  /** The log of the last update, from line `since` on (`offset`: where the lines given start, never past the end). */
   log(since = 0): AppUpdateLog {
-    const from = Math.max(0, since - this.current.offset);
-    return { ...this.current, offset: this.current.offset + from, lines: this.current.lines.slice(from) };
+    const { offset, lines } = this.current;
+    const from = Math.min(Math.max(0, since - offset), lines.length);
+    return { ...this.current, offset: offset + from, lines: lines.slice(from) };
   }
 
   /** The update under way, if any (tests wait for it). */

@@ -80,6 +80,7 @@ t.test('stable: the latest release is checked out, installed, built, then the pr
   const tail = await updateLog(app, log.lines.length - 1);
   t.equal(tail.lines.length, 1, '?since= gives the lines after those already read');
   t.equal(tail.offset, log.lines.length - 1);
+  t.match(await updateLog(app, log.lines.length + 10), { offset: log.lines.length, lines: [] }, 'not the offset asked for');
 });
 
 t.test('latest: the branch is fast-forwarded to the origin', async (t) => {
@@ -174,4 +175,5 @@ t.test('without a git checkout: 409 notAGitCheckout', async (t) => {
   t.equal((await putApp(app, '?force=maybe')).json().detail, 'querystring/force must be one of "yes", "no"');
   t.same(calls, []);
   t.same(await updateLog(app), { state: 'idle', offset: 0, lines: [] });
+  t.same(await updateLog(app, 5), { state: 'idle', offset: 0, lines: [] }, '?since= past the end: the offset is the log\'s length');
 });

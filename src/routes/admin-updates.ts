@@ -44,10 +44,10 @@ const PartParams = Type.Object({ part: Type.String() });
 const YesNo = Type.Union([Type.Literal('yes'), Type.Literal('no')]);
 const Flag = Type.Union([Type.Literal('1'), Type.Literal('0'), Type.Literal('true'), Type.Literal('false')]);
 
-const errors = { 400: ErrorBody, 401: ErrorBody, 403: ErrorBody, 404: ErrorBody, 409: ErrorBody, 413: ErrorBody, 500: ErrorBody };
+const errors = { 400: ErrorBody, 401: ErrorBody, 403: ErrorBody, 404: ErrorBody, 409: ErrorBody, 413: ErrorBody, 500: ErrorBody, 502: ErrorBody };
 
 const ERROR_TEXT: Record<number, string> = {
-  400: 'Bad Request', 404: 'Not Found', 409: 'Conflict', 413: 'Payload Too Large', 500: 'Internal Server Error',
+  400: 'Bad Request', 404: 'Not Found', 409: 'Conflict', 413: 'Payload Too Large', 500: 'Internal Server Error', 502: 'Bad Gateway',
 };
 
 /** The error body of reference 0.3: a stable code in `message`, the reason in `detail`. */

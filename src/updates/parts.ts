@@ -242,7 +242,8 @@ export class UpdatableParts {
 
   /**
    * Fetches for an update: waits for a status fetch under way, then fetches again. A failure is
-   * 500 `fetchFailed` with the reason (as any failed update) and leaves the repository untouched.
+   * 502 `fetchFailed` with the reason (the origin failed, not the service: reference 3.5, scenario
+   * 10) and leaves the repository untouched.
    * Returns the branch and origin's commit.
    */
   async fetchForUpdate(name: PartName, repo: Repo): Promise<{ branch: string; remoteOid: string }> {
@@ -256,12 +257,12 @@ export class UpdatableParts {
       await this.fetch(st.spec, repo, branch);
     } catch (err) {
       st.fetchError = `fetch failed: ${(err as Error).message}`;
-      throw new UpdateError(500, 'fetchFailed', (err as Error).message);
+      throw new UpdateError(502, 'fetchFailed', (err as Error).message);
     }
     st.fetchedAt = new Date(this.now()).toISOString();
     st.fetchError = undefined;
     const remoteOid = await resolveCommit(repo, `refs/remotes/${remoteOf(st.spec)}/${branch}`);
-    if (!remoteOid) throw new UpdateError(500, 'fetchFailed', `origin has no branch ${branch}`);
+    if (!remoteOid) throw new UpdateError(502, 'fetchFailed', `origin has no branch ${branch}`);
     return { branch, remoteOid };
   }
 

@@ -52,15 +52,15 @@ t.test('9. two concurrent updates: one is refused with updateInProgress', async 
   t.equal((await put(app, 'platforms')).statusCode, 200, 'the next update may run');
 });
 
-t.test('10. origin unreachable: PUT answers 500 fetchFailed with the reason and touches nothing', async (t) => {
+t.test('10. origin unreachable: PUT answers 502 fetchFailed with the reason and touches nothing', async (t) => {
   const { app, up, server, dir, gitdir } = await platformsClone(t);
   await up.commit(demoPlatform('BOOK'), 'books');
   const before = await headOf(gitdir);
   const rules = await readFile(join(dir, 'demo', 'rules.yaml'), 'utf8');
   await server.close();
   const res = await put(app, 'platforms');
-  t.equal(res.statusCode, 500);
-  t.match(res.json(), { statusCode: 500, error: 'Internal Server Error', message: 'fetchFailed', detail: String });
+  t.equal(res.statusCode, 502, 'the origin failed, not the service (reference 3.5, scenario 10)');
+  t.match(res.json(), { statusCode: 502, error: 'Bad Gateway', message: 'fetchFailed', detail: String });
   t.ok(res.json().detail.length > 0, `the reason: ${res.json().detail}`);
   t.equal(await headOf(gitdir), before);
   t.equal(await readFile(join(dir, 'demo', 'rules.yaml'), 'utf8'), rules);

@@ -60,6 +60,7 @@ export default fp<UpdatesPluginOptions>(async (app, opts) => {
     fetchTimeoutMs: u.fetchTimeoutMs,
     appVersion: app.appVersion,
     log: app.log,
+    pathLabels: [[app.config.reposDir, 'REPOS_DIR'], [app.config.varDir, 'VAR_DIR']],
     onUpdated: async (part) => {
       // Checked before anything is swapped: a throw puts the files back, the loaded platforms stay.
       if (part === 'platforms') await checkUpdatedPlatforms(app.config.platformsDir, app.config.platformsCacheDir, app.platforms);

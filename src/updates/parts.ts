@@ -6,6 +6,7 @@ import {
   UpdateError, withRollback, untrackedInTheWay,
 } from './operations.js';
 import { computeRecord, type StatusRecord } from './status.js';
+import type { PathLabel } from './hide-paths.js';
 
 export const PART_NAMES = ['app', 'platforms', 'middlewares', 'resources'] as const;
 export type PartName = (typeof PART_NAMES)[number];
@@ -39,6 +40,8 @@ export interface PartsOptions {
   readonly onUpdated?: (part: PartName, commit: string) => Promise<void>;
   readonly log?: PartsLog;
   readonly now?: () => number;
+  /** other folders of the service and their names in answers (`VAR_DIR`…), besides the parts' own */
+  readonly pathLabels?: readonly PathLabel[];
 }
 
 /** What the registry knows of one part between calls. */
@@ -84,6 +87,19 @@ export class UpdatableParts {
 
   isUpdating(name: PartName): boolean {
     return this.state(name).updating;
+  }
+
+  /**
+   * The service's folders and what answers call them: each part's work tree by the part's name,
+   * its git metadata under `REPOS_DIR/.gitdirs/<part>` by that (see hidePaths).
+   */
+  pathLabels(): PathLabel[] {
+    const labels: PathLabel[] = [...(this.opts.pathLabels ?? [])];
+    for (const { spec } of this.states.values()) {
+      labels.push([spec.dir, spec.name]);
+      if (spec.gitdir) labels.push([spec.gitdir, `REPOS_DIR/.gitdirs/${spec.name}`]);
+    }
+    return labels;
   }
 
   private state(name: string): PartState {

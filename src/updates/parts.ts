@@ -297,14 +297,22 @@ export class UpdatableParts {
   async update(name: Exclude<PartName, 'app'>, opts: { force?: boolean } = {}): Promise<StatusRecord> {
     const st = this.state(name);
     const force = opts.force ?? false;
-    const release = await this.lock(name);
     let repo: Repo | undefined;
     try {
-      repo = await this.repository(name);
-      if (!repo) throw new UpdateError(409, 'notAGitRepository');
-      await this.bringUpToDate(name, repo, force);
-    } finally {
-      await release();
+      const release = await this.lock(name);
+      try {
+        repo = await this.repository(name);
+        if (!repo) throw new UpdateError(409, 'notAGitRepository');
+        await this.bringUpToDate(name, repo, force);
+      } finally {
+        await release();
+      }
+    } catch (err) {
+      // the answer goes to one admin: the service's log keeps what was refused or undone, and why
+      const e = err instanceof UpdateError ? err : undefined;
+      const refused = e !== undefined && e.http < 500;
+      this.log.warn({ part: name, code: e?.code ?? 'updateFailed', cause: e?.detail ?? (err as Error).message, force }, refused ? 'part update refused' : 'part update failed');
+      throw err;
     }
     return this.record(st, repo);
   }

@@ -179,6 +179,28 @@ t.test('a fresh install: the bundled snapshot gives way to the origin without fo
   t.equal((await app.inject({ url: '/info/platforms' })).json()[0].longname, 'Demo from the origin');
 });
 
+t.test('refused and failed updates leave a warning in the service log: the part, the code, the cause', async (t) => {
+  const logs: string[] = [];
+  const { app, up, dir, server } = await platformsClone(t, {}, logs);
+  const warnings = () => logs.map((l) => JSON.parse(l) as Record<string, unknown>).filter((l) => l.level === 40 && l.part === 'platforms');
+  const file = join(dir, 'demo', 'rules.yaml');
+  const rules = await readFile(file, 'utf8');
+
+  await writeFile(file, `${rules}# local edit\n`);
+  t.equal((await put(app, 'platforms')).statusCode, 409);
+  t.match(warnings().at(-1), { msg: 'part update refused', code: 'localChanges', cause: /demo\/rules\.yaml/, force: false });
+  await writeFile(file, rules);
+
+  await up.commit({ 'demo/rules.yaml': 'format: 1\nrules: [ { when: \n' }, 'broken rules');
+  t.equal((await put(app, 'platforms')).statusCode, 500);
+  t.match(warnings().at(-1), { msg: 'part update failed', code: 'updateFailed', cause: /^platforms not loaded: demo: / });
+
+  await server.close();
+  t.equal((await put(app, 'platforms', '?force=yes')).statusCode, 502);
+  t.match(warnings().at(-1), { msg: 'part update failed', code: 'fetchFailed', cause: String, force: true });
+  t.equal(warnings().length, 3, 'one line each');
+});
+
 t.test('no origin configured: PUT says so', async (t) => {
   const root = await tempDir(t);
   await applyChanges(join(root, 'repos', 'platforms'), demoPlatform('ARTICLE'));

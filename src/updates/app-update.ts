@@ -1,7 +1,7 @@
 import { spawn } from 'node:child_process';
 import { History, latestTag, listTagInfos } from './describe.js';
 import { changedFiles, fs, git, type Repo } from './git.js';
-import { currentPosition, moveBranch, UpdateError, withRollback } from './operations.js';
+import { branchMove, currentPosition, detachedCommitsLost, divergedError, moveBranch, UpdateError, withRollback } from './operations.js';
 import type { UpdatableParts } from './parts.js';
 
 /** The exit code after a successful update: supervisors restart on it (EX_TEMPFAIL). */
@@ -150,34 +150,49 @@ export class AppUpdater {
     this.parts.noteLocalChanges('app', changed.length > 0);
     if (changed.length > 0 && !request.force) throw new UpdateError(409, 'localChanges', changed.slice(0, 10).join(', '));
     const pos = await currentPosition(repo, branch);
+    const history = new History(repo);
+    const tags = await listTagInfos(repo);
+    const onBranch = pos.headRef === `refs/heads/${branch}`;
 
     let targetOid: string;
     let checkout: () => Promise<void>;
     if (request.version === 'stable') {
-      const tag = latestTag(await listTagInfos(repo));
+      const tag = latestTag(tags);
       if (!tag) throw new UpdateError(409, 'noReleaseTag', 'the origin has no tag');
       targetOid = tag.commitOid;
       this.current.target = tag.name;
       // a checkout that holds the release and later commits would be taken back to it
-      if (!request.force && pos.headOid !== targetOid && (await new History(repo).contains(pos.headOid, targetOid))) {
+      if (!request.force && pos.headOid !== targetOid && (await history.contains(pos.headOid, targetOid))) {
         ctx.log(`The checkout is ahead of the latest release ${tag.name} (it holds it and later commits): nothing to do; version=latest follows the branch, force=yes goes back to ${tag.name}`);
         return false;
       }
       checkout = () => git.checkout({ fs, dir: repo.dir, gitdir: repo.gitdir, cache: repo.cache, ref: `refs/tags/${tag.name}`, force: request.force });
     } else {
       targetOid = remoteOid;
-      this.current.target = `${branch} ${remoteOid.slice(0, 7)}`;
-      const history = new History(repo);
-      if (!request.force && !(await history.contains(remoteOid, pos.headOid))) {
-        if (await history.contains(pos.headOid, remoteOid)) {
-          ctx.log(`The checkout already holds ${branch} of the origin (and local commits): nothing to do`);
-          return false;
+      // The branch is what moves, wherever HEAD is (detached on a release after a stable update):
+      // its local commits stay unless forced.
+      if (!request.force) {
+        const move = await branchMove(history, pos.branchOid, remoteOid);
+        if (move === 'diverged') throw divergedError(`the branch ${branch}`, pos.branchOid!, remoteOid);
+        if (move === 'ahead') {
+          if (onBranch) {
+            ctx.log(`The checkout already holds ${branch} of the origin (and local commits): nothing to do`);
+            return false;
+          }
+          // back on the branch, which stays where it is
+          targetOid = pos.branchOid!;
         }
-        throw new UpdateError(409, 'diverged', `local ${pos.headOid.slice(0, 7)}, origin ${remoteOid.slice(0, 7)}`);
       }
-      checkout = () => moveBranch(repo, branch, remoteOid, request.force);
+      this.current.target = `${branch} ${targetOid.slice(0, 7)}`;
+      const to = targetOid;
+      checkout = () => moveBranch(repo, branch, to, { force: request.force, discard: request.force });
     }
-    const onTarget = request.version === 'stable' ? pos.headOid === targetOid : pos.headOid === targetOid && pos.headRef === `refs/heads/${branch}`;
+    // Commits made on a detached HEAD are held by nothing once HEAD moves: they take force too.
+    // (On the branch, a stable update leaves the branch where it is.)
+    const tagged = new Set(tags.map((tag) => tag.commitOid));
+    const holders = request.version === 'stable' ? [targetOid, pos.branchOid, remoteOid] : [targetOid, remoteOid];
+    if (!request.force && (await detachedCommitsLost(history, pos, holders, tagged))) throw divergedError('the detached HEAD', pos.headOid, targetOid);
+    const onTarget = request.version === 'stable' ? pos.headOid === targetOid : pos.headOid === targetOid && onBranch;
     if (onTarget && changed.length === 0) {
       ctx.log(`Already on ${this.current.target}: nothing to do`);
       return false;

@@ -1,6 +1,7 @@
 import { copyFile, mkdir, rename, rm, stat } from 'node:fs/promises';
 import { dirname, join } from 'node:path';
 import { fs, git, http, resolveCommit, type Repo } from './git.js';
+import { History } from './describe.js';
 import { untilAborted } from '../until-aborted.js';
 
 /** An update's refusal or failure: its HTTP status and the stable message code clients match. */
@@ -131,9 +132,42 @@ async function copyInto(fromDir: string, toDir: string, file: string): Promise<v
   await copyFile(join(fromDir, file), join(toDir, file));
 }
 
-/** Points `branch` at `oid` and checks it out (a fast-forward, or with `force` a hard reset). */
-export async function moveBranch(repo: Repo, branch: string, oid: string, force: boolean): Promise<void> {
-  await git.writeRef({ fs, gitdir: repo.gitdir, ref: `refs/heads/${branch}`, value: oid, force: true });
+/**
+ * How the part's branch may follow `target` without losing a commit: `move` when it is an ancestor
+ * of the target (or does not exist yet), `ahead` when it holds the target and more (local commits:
+ * it stays where it is), `diverged` when each has commits the other lacks.
+ */
+export async function branchMove(history: History, branchOid: string | undefined, target: string): Promise<'move' | 'ahead' | 'diverged'> {
+  if (!branchOid || (await history.contains(target, branchOid))) return 'move';
+  return (await history.contains(branchOid, target)) ? 'ahead' : 'diverged';
+}
+
+/**
+ * A detached HEAD on commits that nothing would hold once HEAD moves (made on no branch): not in
+ * the history of any of `holders` (the branch, the origin's branch, the target), nor tagged.
+ * Losing them takes force, as losing a branch's does. HEAD on a branch: false (the branch holds it).
+ */
+export async function detachedCommitsLost(history: History, pos: Position, holders: ReadonlyArray<string | undefined>, tagged: ReadonlySet<string>): Promise<boolean> {
+  if (pos.headRef || tagged.has(pos.headOid)) return false;
+  for (const holder of holders) if (holder && (await history.contains(holder, pos.headOid))) return false;
+  return true;
+}
+
+export function divergedError(what: string, localOid: string, otherOid: string): UpdateError {
+  return new UpdateError(409, 'diverged', `${what} ${localOid.slice(0, 7)} has commits ${otherOid.slice(0, 7)} lacks: they would be lost (force=yes discards them)`);
+}
+
+/**
+ * Points `branch` at `oid` and checks it out: a fast-forward, or with `force` a hard reset. The
+ * branch is moved only onto a commit that holds it unless `discard` (force, or the bundled snapshot):
+ * whatever the caller checked, no local commit is dropped without being asked.
+ */
+export async function moveBranch(repo: Repo, branch: string, oid: string, opts: { force: boolean; discard: boolean }): Promise<void> {
+  const ref = `refs/heads/${branch}`;
+  const had = await resolveCommit(repo, ref);
+  if (!opts.discard && had && !(await new History(repo).contains(oid, had))) throw divergedError(`the branch ${branch}`, had, oid);
+  const force = opts.force;
+  await git.writeRef({ fs, gitdir: repo.gitdir, ref, value: oid, force: true });
   try {
     await git.checkout({ fs, dir: repo.dir, gitdir: repo.gitdir, cache: repo.cache, ref: branch, force });
   } catch (err) {

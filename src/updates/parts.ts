@@ -1,9 +1,9 @@
-import { History } from './describe.js';
+import { History, listTagInfos } from './describe.js';
 import { changedFiles, filesBetween, findGitdir, redactUrl, resolveCommit, fs, git, type Repo } from './git.js';
 import { LockFile } from '../lock-file.js';
 import {
-  bundledCommit, CONFIGURED_REMOTE, currentPosition, ensureRemote, fetchOrigin, initFromContent, moveBranch, originUrl,
-  UpdateError, withRollback, untrackedInTheWay,
+  branchMove, bundledCommit, CONFIGURED_REMOTE, currentPosition, detachedCommitsLost, divergedError, ensureRemote, fetchOrigin,
+  initFromContent, moveBranch, originUrl, UpdateError, withRollback, untrackedInTheWay,
 } from './operations.js';
 import { computeRecord, type StatusRecord } from './status.js';
 import type { PathLabel } from './hide-paths.js';
@@ -324,20 +324,25 @@ export class UpdatableParts {
     this.noteLocalChanges(name, changed.length > 0);
     if (changed.length > 0 && !force) throw new UpdateError(409, 'localChanges', changed.slice(0, 10).join(', '));
     const history = new History(repo);
-    const forward = await history.contains(remoteOid, pos.headOid);
-    const bundled = pos.headOid === (await bundledCommit(repo));
-    if (!forward && !bundled && !force) {
-      if (!(await history.contains(pos.headOid, remoteOid))) throw new UpdateError(409, 'diverged', `local ${pos.headOid.slice(0, 7)}, origin ${remoteOid.slice(0, 7)}`);
-      // Origin has nothing HEAD lacks: only local commits, which stay.
-      return;
+    // The bundled snapshot is not an admin's work: the origin replaces it without force.
+    const discard = force || pos.headOid === (await bundledCommit(repo));
+    // The branch is what moves (HEAD may be detached elsewhere): its commits decide.
+    let target = remoteOid;
+    if (!discard) {
+      const move = await branchMove(history, pos.branchOid, remoteOid);
+      if (move === 'diverged') throw divergedError(`the branch ${branch}`, pos.branchOid!, remoteOid);
+      // Origin has nothing the branch lacks: only local commits, which stay.
+      if (move === 'ahead') target = pos.branchOid!;
+      const tagged = new Set((await listTagInfos(repo)).map((tag) => tag.commitOid));
+      if (await detachedCommitsLost(history, pos, [target, remoteOid], tagged)) throw divergedError('the detached HEAD', pos.headOid, target);
     }
     const onBranch = pos.headRef === `refs/heads/${branch}`;
-    if (pos.headOid === remoteOid && onBranch && changed.length === 0) return;
+    if (pos.headOid === target && onBranch && changed.length === 0) return;
     await withRollback(repo, pos, async () => {
-      await moveBranch(repo, branch, remoteOid, force);
-      await this.opts.onUpdated?.(name, remoteOid);
-    }, await untrackedInTheWay(repo, pos.headOid, remoteOid));
+      await moveBranch(repo, branch, target, { force, discard });
+      await this.opts.onUpdated?.(name, target);
+    }, await untrackedInTheWay(repo, pos.headOid, target));
     this.noteLocalChanges(name, false);
-    this.log.info({ part: name, from: pos.headOid.slice(0, 7), to: remoteOid.slice(0, 7), force }, 'part updated');
+    this.log.info({ part: name, from: pos.headOid.slice(0, 7), to: target.slice(0, 7), force }, 'part updated');
   }
 }

@@ -5,7 +5,7 @@ import type { FastifyInstance } from 'fastify';
 import { fs, git } from '../../src/updates/git.js';
 import type { AppUpdateSteps, StepContext } from '../../src/updates/app-update.js';
 import { startGitServer, type GitServer } from '../helpers/git-server.js';
-import { cloneInto, Upstream } from '../helpers/git-fixtures.js';
+import { cloneInto, commitLocally, Upstream } from '../helpers/git-fixtures.js';
 import { adminHeaders, startService, tempDir } from '../helpers/service.js';
 
 const pkg = (version: string) => JSON.stringify({ name: 'logsift', version });
@@ -109,6 +109,67 @@ t.test('stable on a checkout ahead of the latest release: nothing to do, unless 
   t.equal((await putApp(app, '?force=yes')).statusCode, 202);
   await app.appUpdater.settled;
   t.same(calls, ['install 2.0.0', 'build 2.0.0', 'exit 75'], 'forced: back to the release');
+});
+
+t.test('local commits on the branch survive a stable update then a latest one: the split branch is not moved without force', async (t) => {
+  const { calls, steps } = recorder();
+  const { app, up, appDir } = await withAppCheckout(t, steps);
+  const gitdir = join(appDir, '.git');
+  await git.checkout({ fs, dir: appDir, ref: 'master' });
+  const mine = await commitLocally(appDir, gitdir, { 'local.txt': 'a fix of ours\n' }, 'a local fix');
+  const three = await up.commit({ 'package.json': pkg('3.0.0') }, 'release 3');
+  await up.tag('v3');
+  t.match(await status(app), { 'local-commits': true, headOid: mine });
+  const master = () => git.resolveRef({ fs, gitdir, ref: 'refs/heads/master' });
+
+  await putApp(app);
+  await app.appUpdater.settled;
+  t.same(calls, ['install 3.0.0', 'build 3.0.0', 'exit 75'], 'stable: v3 checked out');
+  t.equal(await git.currentBranch({ fs, dir: appDir }), undefined, 'detached on v3');
+  t.equal(await master(), mine, 'master keeps the local commit');
+
+  calls.length = 0;
+  t.equal((await putApp(app, '?version=latest')).statusCode, 202);
+  await app.appUpdater.settled;
+  t.match(await updateLog(app), { state: 'failed', error: /^diverged: the branch master [0-9a-f]{7} has commits [0-9a-f]{7} lacks/ });
+  t.equal(await master(), mine, 'master not moved: the local commit is still on it');
+  t.same(calls, [], 'nothing installed');
+  t.equal(await git.resolveRef({ fs, gitdir, ref: 'HEAD' }), three, 'HEAD still on v3');
+
+  t.equal((await putApp(app, '?version=latest&force=yes')).statusCode, 202);
+  await app.appUpdater.settled;
+  t.equal(await master(), three, 'force=yes discards it, as documented');
+  t.equal(await git.currentBranch({ fs, dir: appDir }), 'master');
+  t.same(calls, ['install 3.0.0', 'build 3.0.0', 'exit 75']);
+});
+
+t.test('latest from a detached release while the branch is ahead of the origin: back on the branch, which stays', async (t) => {
+  const { calls, steps } = recorder();
+  const { app, appDir, tip } = await withAppCheckout(t, steps);
+  const gitdir = join(appDir, '.git');
+  await git.checkout({ fs, dir: appDir, ref: 'master' });
+  const mine = await commitLocally(appDir, gitdir, { 'local.txt': 'a fix of ours\n' }, 'a local fix');
+  await git.checkout({ fs, dir: appDir, ref: 'v2' });
+  t.equal((await putApp(app, '?version=latest')).statusCode, 202);
+  await app.appUpdater.settled;
+  t.equal(await git.resolveRef({ fs, gitdir, ref: 'refs/heads/master' }), mine, `master not taken back to the origin's ${tip.slice(0, 7)}`);
+  t.equal(await git.currentBranch({ fs, dir: appDir }), 'master');
+  t.same(calls, ['install 2.1.0-dev', 'build 2.1.0-dev', 'exit 75']);
+});
+
+t.test('stable from a detached HEAD holding a commit of its own: refused unless forced (nothing else holds it)', async (t) => {
+  const { calls, steps } = recorder();
+  const { app, appDir } = await withAppCheckout(t, steps);
+  const gitdir = join(appDir, '.git');
+  const mine = await commitLocally(appDir, gitdir, { 'local.txt': 'made on v1\n' }, 'made on the detached v1');
+  t.equal((await putApp(app)).statusCode, 202);
+  await app.appUpdater.settled;
+  t.match(await updateLog(app), { state: 'failed', error: /^diverged: the detached HEAD/ });
+  t.equal(await git.resolveRef({ fs, gitdir, ref: 'HEAD' }), mine, 'HEAD still on it');
+  t.same(calls, []);
+  t.equal((await putApp(app, '?force=yes')).statusCode, 202);
+  await app.appUpdater.settled;
+  t.same(calls, ['install 2.0.0', 'build 2.0.0', 'exit 75'], 'forced: on v2');
 });
 
 t.test('a failed build puts the previous version back, rebuilds it and does not exit', async (t) => {

@@ -138,6 +138,23 @@ t.test('a diverged history is refused unless forced', async (t) => {
   t.match(forced.json(), { headOid: theirs, 'local-commits': false, 'from-head': 'uptodate' });
 });
 
+t.test('a branch with local commits while HEAD is detached on the origin\'s commit: not moved without force', async (t) => {
+  const { app, up, dir, gitdir } = await platformsClone(t);
+  const first = await headOf(gitdir);
+  const mine = await commitLocally(dir, gitdir, { 'demo/mine.txt': 'mine' }, 'here only');
+  await git.checkout({ fs, dir, gitdir, ref: first });
+  const theirs = await up.commit({ 'demo/notes.txt': 'theirs' }, 'on the origin');
+  const master = () => git.resolveRef({ fs, gitdir, ref: 'refs/heads/master' });
+  const refused = await put(app, 'platforms');
+  t.equal(refused.statusCode, 409);
+  t.match(refused.json(), { message: 'diverged', detail: /^the branch master [0-9a-f]{7} has commits/ });
+  t.equal(await master(), mine, 'the local commit is still on master');
+  t.equal(await headOf(gitdir), first, 'HEAD did not move');
+  const forced = await put(app, 'platforms', '?force=yes');
+  t.equal(forced.statusCode, 200);
+  t.equal(await master(), theirs, 'force=yes discards it');
+});
+
 t.test('local commits ahead of the origin: nothing to update, they stay', async (t) => {
   const { app, dir, gitdir } = await platformsClone(t);
   const mine = await commitLocally(dir, gitdir, { 'demo/mine.txt': 'mine' }, 'here only');

@@ -1,5 +1,5 @@
-import { copyFile, mkdir, rename, rm, stat } from 'node:fs/promises';
-import { dirname, join } from 'node:path';
+import { copyFile, mkdir, readdir, rename, rm, stat } from 'node:fs/promises';
+import { dirname, join, relative } from 'node:path';
 import { fs, git, http, resolveCommit, type Repo } from './git.js';
 import { History } from './describe.js';
 import { untilAborted } from '../until-aborted.js';
@@ -102,6 +102,52 @@ export async function untrackedInTheWay(repo: Repo, fromOid: string, toOid: stri
     if (await stat(join(repo.dir, file)).then((s) => s.isFile(), () => false)) found.push(file);
   }
   return found;
+}
+
+/** The folders holding the files of `files` (`a/b/c.txt` → `a`, `a/b`). */
+function foldersOf(files: readonly string[]): Set<string> {
+  const folders = new Set<string>();
+  for (const f of files) for (let i = f.indexOf('/'); i >= 0; i = f.indexOf('/', i + 1)) folders.add(f.slice(0, i));
+  return folders;
+}
+
+/**
+ * The folders `fromOid` has files in and `toOid` has none in (a platform removed upstream), with
+ * the files in them that `fromOid` does not track (an admin's notes, an editor's backup, ignored
+ * files): the checkout leaves these behind, and the folder with them. Outermost folders only.
+ */
+export async function leftInRemovedFolders(repo: Repo, fromOid: string, toOid: string): Promise<{ folders: string[]; files: string[] }> {
+  if (fromOid === toOid) return { folders: [], files: [] };
+  const from = await git.listFiles({ fs, gitdir: repo.gitdir, cache: repo.cache, ref: fromOid });
+  const kept = foldersOf(await git.listFiles({ fs, gitdir: repo.gitdir, cache: repo.cache, ref: toOid }));
+  const removed = new Set<string>();
+  for (const f of from) {
+    for (let i = f.indexOf('/'); i >= 0; i = f.indexOf('/', i + 1)) {
+      if (kept.has(f.slice(0, i))) continue;
+      removed.add(f.slice(0, i));
+      break;
+    }
+  }
+  const tracked = new Set(from);
+  const folders: string[] = [];
+  const files: string[] = [];
+  for (const folder of [...removed].sort()) {
+    const entries = await readdir(join(repo.dir, folder), { recursive: true, withFileTypes: true }).catch(() => []);
+    const left = entries
+      .filter((e) => !e.isDirectory())
+      .map((e) => relative(repo.dir, join(e.parentPath ?? e.path, e.name)))
+      .filter((file) => !tracked.has(file));
+    if (left.length === 0) continue;
+    folders.push(folder);
+    files.push(...left.sort());
+  }
+  return { folders, files };
+}
+
+/** `a, b, c` with at most `max` names, then how many more. */
+export function someFiles(files: readonly string[], max = 10): string {
+  const shown = files.slice(0, max).join(', ');
+  return files.length > max ? `${shown} and ${files.length - max} more` : shown;
 }
 
 /**

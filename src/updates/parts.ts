@@ -1,9 +1,11 @@
 import { History, listTagInfos } from './describe.js';
+import { rm } from 'node:fs/promises';
+import { join } from 'node:path';
 import { changedFiles, filesBetween, findGitdir, redactUrl, resolveCommit, fs, git, type Repo } from './git.js';
 import { LockFile } from '../lock-file.js';
 import {
   branchMove, bundledCommit, CONFIGURED_REMOTE, currentPosition, detachedCommitsLost, divergedError, ensureRemote, fetchOrigin,
-  initFromContent, moveBranch, originUrl, UpdateError, withRollback, untrackedInTheWay,
+  initFromContent, leftInRemovedFolders, moveBranch, originUrl, someFiles, UpdateError, withRollback, untrackedInTheWay,
 } from './operations.js';
 import { computeRecord, type StatusRecord } from './status.js';
 import type { PathLabel } from './hide-paths.js';
@@ -338,10 +340,18 @@ export class UpdatableParts {
     }
     const onBranch = pos.headRef === `refs/heads/${branch}`;
     if (pos.headOid === target && onBranch && changed.length === 0) return;
+    // Files git does not track would keep a folder the origin removed (a platform without its
+    // manifest then fails the update): named, and removed with the folder when forced.
+    const left = await leftInRemovedFolders(repo, pos.headOid, target);
+    if (left.files.length > 0 && !force) {
+      throw new UpdateError(409, 'localChanges', `files git does not track, in folders the update removes: ${someFiles(left.files)} (remove them, or force=yes removes them)`);
+    }
     await withRollback(repo, pos, async () => {
       await moveBranch(repo, branch, target, { force, discard });
+      for (const folder of left.folders) await rm(join(repo.dir, folder), { recursive: true, force: true });
+      if (left.files.length > 0) this.log.info({ part: name, files: left.files }, 'forced update: removed the files git did not track in folders the origin removed');
       await this.opts.onUpdated?.(name, target);
-    }, await untrackedInTheWay(repo, pos.headOid, target));
+    }, [...(await untrackedInTheWay(repo, pos.headOid, target)), ...left.files]);
     this.noteLocalChanges(name, false);
     this.log.info({ part: name, from: pos.headOid.slice(0, 7), to: target.slice(0, 7), force }, 'part updated');
   }

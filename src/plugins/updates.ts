@@ -77,6 +77,10 @@ export default fp<UpdatesPluginOptions>(async (app, opts) => {
     },
   });
 
+  // The commit each data part was read at by the plugins before this one: the record says when
+  // HEAD moves away from it (another process), and an update reloads it then.
+  for (const part of ['platforms', 'middlewares', 'resources'] as const) await parts.noteLoaded(part);
+
   const steps: AppUpdateSteps = {
     install: npmInstall,
     build: npmBuild,

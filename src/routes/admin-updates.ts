@@ -21,6 +21,8 @@ const StatusRecord = Type.Object({
   error: Type.Optional(Type.String()),
   bundled: Type.Optional(Type.Boolean()),
   updating: Type.Optional(Type.Boolean()),
+  loadedOid: Type.Optional(Type.String()),
+  reloadNeeded: Type.Optional(Type.Boolean()),
 });
 
 const ErrorBody = Type.Object({

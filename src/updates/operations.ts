@@ -237,9 +237,9 @@ export async function bundledCommit(repo: Repo): Promise<string | undefined> {
 /**
  * Makes `dir` a repository whose metadata is in `gitdir`, with one commit holding what the folder
  * contains (files its own .gitignore names excepted). Built in a temporary folder renamed at the
- * end, so that a crash half-way leaves no half-made repository behind.
+ * end, so that a crash half-way leaves no half-made repository behind. Returns the commit.
  */
-export async function initFromContent(dir: string, gitdir: string, branch: string, message: string): Promise<void> {
+export async function initFromContent(dir: string, gitdir: string, branch: string, message: string): Promise<string> {
   const tmp = `${gitdir}.init-${process.pid}`;
   await rm(tmp, { recursive: true, force: true });
   await mkdir(dir, { recursive: true });
@@ -251,6 +251,7 @@ export async function initFromContent(dir: string, gitdir: string, branch: strin
     const oid = await git.commit({ fs, dir, gitdir: tmp, message, author });
     await git.setConfig({ fs, gitdir: tmp, path: BUNDLED_KEY, value: oid });
     await rename(tmp, gitdir);
+    return oid;
   } catch (err) {
     await rm(tmp, { recursive: true, force: true });
     throw err;

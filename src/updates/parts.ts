@@ -56,6 +56,11 @@ class PartState {
   localChanges = false;
   checking?: Promise<void>;
   updating = false;
+  /**
+   * The commit the service read the part at: unset when not known (not noted: the app part);
+   * `oid` unset when the folder was read before it was a repository (its first commit is that).
+   */
+  loaded?: { oid?: string };
 
   constructor(readonly spec: PartSpec) {}
 }
@@ -126,7 +131,10 @@ export class UpdatableParts {
     if (found || !spec.gitdir) return found;
     const started = this.now();
     try {
-      await initFromContent(spec.dir, spec.gitdir, spec.branch ?? 'master', `Bundled content of logsift ${this.opts.appVersion}`);
+      const oid = await initFromContent(spec.dir, spec.gitdir, spec.branch ?? 'master', `Bundled content of logsift ${this.opts.appVersion}`);
+      // what the service read is what this commit holds
+      const st = this.state(spec.name);
+      if (st.loaded && !st.loaded.oid) st.loaded = { oid };
     } catch (err) {
       // Another process may have made it at the same moment.
       const made = await findGitdir(spec.dir, spec.gitdir);
@@ -230,6 +238,11 @@ export class UpdatableParts {
     const error = origin ? st.fetchError : `no origin configured: set ${st.spec.name.toUpperCase()}_ORIGIN`;
     if (error) record.error = error;
     if (st.updating) record.updating = true;
+    const loaded = st.loaded?.oid;
+    if (loaded) {
+      record.loadedOid = loaded;
+      if (loaded !== record.headOid) record.reloadNeeded = true;
+    }
     return record;
   }
 
@@ -284,6 +297,21 @@ export class UpdatableParts {
     return { branch, remoteOid };
   }
 
+  /**
+   * Records the commit the service has just read the part at (at start: HEAD as it is, without
+   * making the folder a repository), which the record compares with HEAD (`reloadNeeded`).
+   */
+  async noteLoaded(name: PartName): Promise<void> {
+    const st = this.state(name);
+    try {
+      const gitdir = await findGitdir(st.spec.dir, st.spec.gitdir);
+      st.loaded = { oid: gitdir ? await resolveCommit({ dir: st.spec.dir, gitdir }, 'HEAD') : undefined };
+    } catch (err) {
+      st.loaded = undefined;
+      this.log.warn({ part: name, err: (err as Error).message }, 'the commit the part was read at is not known');
+    }
+  }
+
   /** Records a local-changes check made during an update (it counts as the part's check). */
   noteLocalChanges(name: PartName, changed: boolean): void {
     const st = this.state(name);
@@ -319,6 +347,19 @@ export class UpdatableParts {
     return this.record(st, repo);
   }
 
+  /**
+   * Nothing to move, but HEAD is not the commit the service read (another process moved it: a
+   * `git pull` by hand, a second service on the folder): the part is read again as it is, the
+   * same checks applying (a failure keeps what the service had).
+   */
+  private async reloadIfMoved(name: PartName, headOid: string): Promise<void> {
+    const st = this.state(name);
+    if (!st.loaded?.oid || st.loaded.oid === headOid) return;
+    await this.opts.onUpdated?.(name, headOid);
+    this.log.info({ part: name, from: st.loaded.oid.slice(0, 7), to: headOid.slice(0, 7) }, 'part reloaded: its HEAD had moved under the service');
+    st.loaded = { oid: headOid };
+  }
+
   private async bringUpToDate(name: PartName, repo: Repo, force: boolean): Promise<void> {
     const { branch, remoteOid } = await this.fetchForUpdate(name, repo);
     const pos = await currentPosition(repo, branch);
@@ -339,7 +380,10 @@ export class UpdatableParts {
       if (await detachedCommitsLost(history, pos, [target, remoteOid], tagged)) throw divergedError('the detached HEAD', pos.headOid, target);
     }
     const onBranch = pos.headRef === `refs/heads/${branch}`;
-    if (pos.headOid === target && onBranch && changed.length === 0) return;
+    if (pos.headOid === target && onBranch && changed.length === 0) {
+      await this.reloadIfMoved(name, pos.headOid);
+      return;
+    }
     // Files git does not track would keep a folder the origin removed (a platform without its
     // manifest then fails the update): named, and removed with the folder when forced.
     const left = await leftInRemovedFolders(repo, pos.headOid, target);
@@ -352,6 +396,7 @@ export class UpdatableParts {
       if (left.files.length > 0) this.log.info({ part: name, files: left.files }, 'forced update: removed the files git did not track in folders the origin removed');
       await this.opts.onUpdated?.(name, target);
     }, [...(await untrackedInTheWay(repo, pos.headOid, target)), ...left.files]);
+    this.state(name).loaded = { oid: target };
     this.noteLocalChanges(name, false);
     this.log.info({ part: name, from: pos.headOid.slice(0, 7), to: target.slice(0, 7), force }, 'part updated');
   }

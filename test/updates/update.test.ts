@@ -5,7 +5,7 @@ import { mkdir, readFile, writeFile } from 'node:fs/promises';
 import { dirname, join } from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
 import type { FastifyInstance } from 'fastify';
-import { fs, git } from '../../src/updates/git.js';
+import { fs, git, http } from '../../src/updates/git.js';
 import { startGitServer } from '../helpers/git-server.js';
 import { applyChanges, commitLocally, demoPlatform, Upstream } from '../helpers/git-fixtures.js';
 import { adminHeaders, startService, tempDir } from '../helpers/service.js';
@@ -186,9 +186,10 @@ t.test('a fresh install: the bundled snapshot gives way to the origin without fo
   const tip = await up.init(demoPlatform('BOOK', 'Demo from the origin'));
   await applyChanges(join(root, 'repos', 'platforms'), demoPlatform('ARTICLE'));
   const { app } = await startService(t, root, { env: { PLATFORMS_ORIGIN: up.url } });
-  t.match(await (await app.inject({ method: 'GET', url: '/api/admin/platforms/status', headers: adminHeaders() })).json(), {
-    bundled: true, 'local-commits': false, 'from-head': 'outdated',
-  });
+  const first = (await app.inject({ method: 'GET', url: '/api/admin/platforms/status', headers: adminHeaders() })).json();
+  t.match(first, { bundled: true, 'local-commits': false, 'from-head': 'outdated' });
+  t.equal(first.loadedOid, first.headOid, 'read before it was a repository: its first commit is what the service runs');
+  t.notOk('reloadNeeded' in first);
   const res = await put(app, 'platforms');
   t.equal(res.statusCode, 200);
   t.match(res.json(), { headOid: tip, 'from-head': 'uptodate', 'local-commits': false });
@@ -325,6 +326,34 @@ t.test('an update changes the rules for the next job, not for a job still runnin
 
   for (let i = 0; i < 100 && app.runtime.retiringPools > 0; i++) await sleep(20);
   t.equal(app.runtime.retiringPools, 0, 'the old pool closed once its job ended');
+});
+
+t.test('platforms moved on disk by another process: the record says reloadNeeded, and PUT reloads them', async (t) => {
+  const logs: string[] = [];
+  const { app, up, dir, gitdir } = await platformsClone(t, {}, logs);
+  const loaded = await headOf(gitdir);
+  const version = app.platforms.version;
+  t.match((await app.inject({ url: '/api/admin/platforms/status', headers: adminHeaders() })).json(), { loadedOid: loaded, headOid: loaded });
+  const pulled = await up.commit(demoPlatform('BOOK', 'Demo platform, pulled by hand'), 'books');
+  // a `git pull` by hand, outside the service
+  await git.fetch({ fs, http, dir, gitdir, remote: 'origin', ref: 'master', singleBranch: true });
+  await git.writeRef({ fs, gitdir, ref: 'refs/heads/master', value: pulled, force: true });
+  await git.checkout({ fs, dir, gitdir, ref: 'master', force: true });
+
+  const status = (await app.inject({ url: '/api/admin/platforms/status?refresh=1', headers: adminHeaders() })).json();
+  t.match(status, { headOid: pulled, remoteOid: pulled, 'from-head': 'uptodate', loadedOid: loaded, reloadNeeded: true }, 'up to date with the origin, but not what the service runs');
+  t.equal(app.platforms.version, version, 'nothing reloaded by itself');
+
+  const res = await put(app, 'platforms', '?force=yes');
+  t.equal(res.statusCode, 200, res.body);
+  t.match(res.json(), { headOid: pulled, loadedOid: pulled });
+  t.notOk('reloadNeeded' in res.json());
+  t.not(app.platforms.version, version, 'the platforms were read again');
+  t.equal((await app.inject({ url: '/info/platforms' })).json()[0].longname, 'Demo platform, pulled by hand');
+  t.ok(logs.some((l) => l.includes('part reloaded')), 'the log says so');
+  const again = app.platforms.version;
+  t.equal((await put(app, 'platforms')).statusCode, 200);
+  t.equal(app.platforms.version, again, 'once reloaded, nothing more to do');
 });
 
 t.test('jobs carry the middlewares\' commit from the start, not only after an update made since', async (t) => {

@@ -81,35 +81,38 @@ export default fp<UpdatesPluginOptions>(async (app, opts) => {
   // HEAD moves away from it (another process), and an update reloads it then.
   for (const part of ['platforms', 'middlewares', 'resources'] as const) await parts.noteLoaded(part);
 
-  const steps: AppUpdateSteps = {
-    install: npmInstall,
-    build: npmBuild,
-    exit: async (code, ctx) => {
-      const deadline = Date.now() + DRAIN_MS;
-      let shown = -1;
-      while (app.runningJobs.size > 0 && Date.now() < deadline) {
-        if (app.runningJobs.size !== shown) ctx.log(`Waiting for ${(shown = app.runningJobs.size)} running job(s) to end`);
-        await sleep(1000);
-      }
-      await app.close();
-      (opts.exitProcess ?? process.exit)(code);
-    },
-    ...opts.appUpdateSteps,
-  };
-  const appUpdater = new AppUpdater(parts, steps, (text) => app.log.info({ part: 'app' }, text));
-  app.decorate('updates', parts);
-  app.decorate('appUpdater', appUpdater);
-
-  let restarting = false;
-  app.decorate('restartService', async () => {
-    if (restarting) return;
-    restarting = true;
-    app.log.info({ running: app.runningJobs.size }, `restart asked: closing, then exiting with code ${RESTART_EXIT_CODE} for the supervisor`);
+  /**
+   * Closes the service (running jobs end with 5003) and exits with 75, once: an administrator's
+   * restart may come while an installed app update waits for jobs to end before its own.
+   */
+  let restarting: Promise<void> | undefined;
+  const restart = (why: string): Promise<void> => restarting ??= (async () => {
+    parts.refuseUpdates('the service is restarting');
+    app.log.info({ running: app.runningJobs.size }, `${why}: closing, then exiting with code ${RESTART_EXIT_CODE} for the supervisor`);
     try {
       await closeService(app);
     } catch (err) {
       app.log.error({ err }, 'error while closing for the restart');
     }
     (opts.exitProcess ?? process.exit)(RESTART_EXIT_CODE);
-  });
+  })();
+
+  const steps: AppUpdateSteps = {
+    install: npmInstall,
+    build: npmBuild,
+    exit: async (_code, ctx) => {
+      const deadline = Date.now() + DRAIN_MS;
+      let shown = -1;
+      while (app.runningJobs.size > 0 && Date.now() < deadline && !restarting) {
+        if (app.runningJobs.size !== shown) ctx.log(`Waiting for ${(shown = app.runningJobs.size)} running job(s) to end`);
+        await sleep(1000);
+      }
+      await restart('app update installed');
+    },
+    ...opts.appUpdateSteps,
+  };
+  const appUpdater = new AppUpdater(parts, steps, (text) => app.log.info({ part: 'app' }, text));
+  app.decorate('updates', parts);
+  app.decorate('appUpdater', appUpdater);
+  app.decorate('restartService', () => restart('restart asked'));
 }, { name: 'updates', dependencies: ['platforms', 'jobs'] });

@@ -97,6 +97,11 @@ export class AppUpdater {
     return { ...this.current, offset: offset + from, lines: lines.slice(from) };
   }
 
+  /** `running` while it fetches, checks out, installs and builds: a restart then would cut it off. */
+  get state(): AppUpdateState {
+    return this.current.state;
+  }
+
   /** The update under way, if any (tests wait for it). */
   get settled(): Promise<void> {
     return this.running ?? Promise.resolve();
@@ -129,6 +134,9 @@ export class AppUpdater {
       this.current.state = restart ? 'restarting' : 'done';
       this.current.endedAt = new Date().toISOString();
       if (restart) {
+        // No data-part update may start now, and one running ends first: the exit would cut it off.
+        this.parts.refuseUpdates('the service restarts after its update');
+        await this.parts.whenIdle('app');
         ctx.log(`Restarting: exiting with code ${RESTART_EXIT_CODE} for the supervisor`);
         await this.steps.exit(RESTART_EXIT_CODE, ctx);
       }

@@ -1,6 +1,7 @@
 import { History, listTagInfos } from './describe.js';
 import { rm } from 'node:fs/promises';
 import { join } from 'node:path';
+import { setTimeout as sleep } from 'node:timers/promises';
 import { changedFiles, filesBetween, findGitdir, redactUrl, resolveCommit, fs, git, type Repo } from './git.js';
 import { LockFile } from '../lock-file.js';
 import {
@@ -81,6 +82,8 @@ export class UpdatableParts {
   private readonly states = new Map<PartName, PartState>();
   private readonly log: PartsLog;
   private readonly now: () => number;
+  /** set once the process is about to end: why updates are refused from then on */
+  private refusing?: string;
 
   constructor(private readonly opts: PartsOptions) {
     for (const spec of opts.parts) this.states.set(spec.name, new PartState(spec));
@@ -94,6 +97,24 @@ export class UpdatableParts {
 
   isUpdating(name: PartName): boolean {
     return this.state(name).updating;
+  }
+
+  /** The parts whose update is running in this process. */
+  updatingParts(): PartName[] {
+    return [...this.states.values()].filter((st) => st.updating).map((st) => st.spec.name);
+  }
+
+  /**
+   * From now on every update is refused (409 `serviceRestarting`, `reason` in the detail): the
+   * process is about to end, and would cut an update off half-way.
+   */
+  refuseUpdates(reason: string): void {
+    this.refusing = reason;
+  }
+
+  /** Resolves once no part but `except` is being updated (polled: updates are few and short). */
+  async whenIdle(except: PartName, pollMs = 200): Promise<void> {
+    while (this.updatingParts().some((name) => name !== except)) await sleep(pollMs);
   }
 
   /**
@@ -252,6 +273,7 @@ export class UpdatableParts {
    */
   async lock(name: PartName): Promise<() => Promise<void>> {
     const st = this.state(name);
+    if (this.refusing) throw new UpdateError(409, 'serviceRestarting', this.refusing);
     if (st.updating) throw new UpdateError(409, 'updateInProgress');
     st.updating = true;
     let file: LockFile | undefined;

@@ -1,6 +1,7 @@
 import t, { type Test } from 'tap';
 import { mkdir, readFile, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
+import { setTimeout as sleep } from 'node:timers/promises';
 import type { FastifyInstance } from 'fastify';
 import { fs, git } from '../../src/updates/git.js';
 import type { AppUpdateSteps, StepContext } from '../../src/updates/app-update.js';
@@ -40,8 +41,11 @@ interface Setup {
   tip: string;
 }
 
-/** An app origin with releases v1 and v2 and one commit after v2; the checkout is on v1 (detached). */
-async function withAppCheckout(t: Test, steps: Partial<AppUpdateSteps>): Promise<Setup> {
+/**
+ * An app origin with releases v1 and v2 and one commit after v2; the checkout is on v1 (detached).
+ * `exits`: where the restart route's exit codes go (no process exit).
+ */
+async function withAppCheckout(t: Test, steps: Partial<AppUpdateSteps>, exits: number[] = []): Promise<Setup> {
   const root = await tempDir(t);
   const server = await startGitServer(join(root, 'served'));
   t.teardown(() => server.close());
@@ -56,7 +60,7 @@ async function withAppCheckout(t: Test, steps: Partial<AppUpdateSteps>): Promise
   await git.checkout({ fs, dir: appDir, ref: 'v1' });
   await mkdir(join(appDir, 'node_modules'), { recursive: true });
   await mkdir(join(root, 'repos', 'platforms'), { recursive: true });
-  const { app } = await startService(t, root, { env: { APP_DIR: appDir }, build: { updates: { appUpdateSteps: steps } } });
+  const { app } = await startService(t, root, { env: { APP_DIR: appDir }, build: { updates: { appUpdateSteps: steps, exitProcess: (code) => exits.push(code) } } });
   return { app, up, server, appDir, tip };
 }
 
@@ -209,6 +213,67 @@ t.test('rebuild=no only checks out; one update at a time; local changes need for
   await app.appUpdater.settled;
   t.same(calls, ['exit 75'], 'no install nor build with rebuild=no');
   t.equal(JSON.parse(await readFile(join(appDir, 'package.json'), 'utf8')).version, '2.0.0', 'the local change was discarded');
+});
+
+const restart = (app: FastifyInstance, query = '') => app.inject({ method: 'POST', url: `/api/admin/restart${query}`, headers: adminHeaders() });
+
+async function until(what: () => boolean): Promise<void> {
+  for (let i = 0; i < 500 && !what(); i++) await sleep(10);
+  if (!what()) throw new Error('waited in vain');
+}
+
+t.test('a restart is refused while an app update installs, force=true included; once installed, it may hasten the update\'s own', async (t) => {
+  const calls: string[] = [];
+  const exits: number[] = [];
+  let endInstall!: () => void;
+  let endExit!: () => void;
+  const installing = new Promise<void>((resolve) => (endInstall = resolve));
+  const exiting = new Promise<void>((resolve) => (endExit = resolve));
+  const { app } = await withAppCheckout(t, {
+    install: async () => {
+      calls.push('install');
+      await installing;
+    },
+    build: async () => void calls.push('build'),
+    exit: async (code) => {
+      calls.push(`exit ${code}`);
+      await exiting;
+    },
+  }, exits);
+  t.equal((await putApp(app)).statusCode, 202);
+  await until(() => calls.includes('install'));
+
+  for (const query of ['', '?force=true']) {
+    const refused = await restart(app, query);
+    t.equal(refused.statusCode, 409, `refused${query}`);
+    t.match(refused.json(), { statusCode: 409, message: 'updateInProgress', detail: /^an update of app is running: a restart now would cut it off \(force=true ends jobs, not updates\)/ });
+  }
+  t.same(exits, [], 'the process stays');
+
+  endInstall();
+  await until(() => calls.includes('exit 75'));
+  t.equal(app.appUpdater.state, 'restarting');
+  const late = await app.inject({ method: 'PUT', url: '/api/admin/platforms/status', headers: adminHeaders() });
+  t.equal(late.statusCode, 409, 'no data-part update starts while the process winds down');
+  t.equal(late.json().message, 'serviceRestarting');
+  t.equal((await restart(app, '?force=true')).statusCode, 200, 'installed and built: the restart may come now');
+  await until(() => exits.length > 0);
+  t.same(exits, [75]);
+  endExit();
+  await app.appUpdater.settled;
+});
+
+t.test('a restart is refused while a data part updates, force=true included', async (t) => {
+  const exits: number[] = [];
+  const { app } = await withAppCheckout(t, recorder().steps, exits);
+  const release = await app.updates.lock('platforms');
+  const refused = await restart(app, '?force=true');
+  t.equal(refused.statusCode, 409);
+  t.match(refused.json(), { message: 'updateInProgress', detail: /^an update of platforms is running/ });
+  await release();
+  t.equal((await restart(app)).statusCode, 200);
+  await until(() => exits.length > 0);
+  t.same(exits, [75]);
 });
 
 t.test('origin unreachable: the update fails and the checkout stays', async (t) => {

@@ -7,6 +7,7 @@ import { checkUpdatedMiddlewares } from '../updates/middlewares-check.js';
 import { checkUpdatedPlatforms } from '../updates/platforms-check.js';
 import { BUILTIN_MIDDLEWARES } from '../pipeline/middlewares.js';
 import { findGitdir, headCommit } from '../updates/git.js';
+import { readPendingBuild } from '../updates/build-marker.js';
 import { closeService } from '../close-service.js';
 
 declare module 'fastify' {
@@ -36,6 +37,7 @@ const DRAIN_MS = 5 * 60_000;
 export default fp<UpdatesPluginOptions>(async (app, opts) => {
   const u = app.config.updates;
   const middlewaresGitdir = join(u.gitdirsDir, 'middlewares');
+  const buildMarker = join(app.config.varDir, 'app-build-pending.json');
   /** Jobs carry the middlewares' commit and its date (the report's middlewares-version and -date). */
   const readMiddlewaresVersion = async (): Promise<Record<string, string>> => {
     try {
@@ -51,7 +53,7 @@ export default fp<UpdatesPluginOptions>(async (app, opts) => {
   app.runtime.setVersions(await readMiddlewaresVersion());
   const parts = new UpdatableParts({
     parts: [
-      { name: 'app', dir: u.appDir, ...u.app },
+      { name: 'app', dir: u.appDir, buildMarker, ...u.app },
       { name: 'platforms', dir: app.config.platformsDir, gitdir: join(u.gitdirsDir, 'platforms'), ...u.platforms },
       { name: 'middlewares', dir: app.config.middlewaresDir, gitdir: middlewaresGitdir, ...u.middlewares },
       { name: 'resources', dir: app.config.resourcesDir, gitdir: join(u.gitdirsDir, 'resources'), ...u.resources },
@@ -111,7 +113,11 @@ export default fp<UpdatesPluginOptions>(async (app, opts) => {
     },
     ...opts.appUpdateSteps,
   };
-  const appUpdater = new AppUpdater(parts, steps, (text) => app.log.info({ part: 'app' }, text));
+  const appUpdater = new AppUpdater(parts, steps, buildMarker, (text) => app.log.info({ part: 'app' }, text));
+  const pending = await readPendingBuild(buildMarker);
+  if (pending) {
+    app.log.warn({ part: 'app', commit: pending.commit, since: pending.since }, 'an app update did not complete its install and build: this process may run an older dist/ than the checkout; PUT /api/admin/app/status runs them again');
+  }
   app.decorate('updates', parts);
   app.decorate('appUpdater', appUpdater);
   app.decorate('restartService', () => restart('restart asked'));

@@ -21,6 +21,7 @@ const StatusRecord = Type.Object({
   error: Type.Optional(Type.String()),
   bundled: Type.Optional(Type.Boolean()),
   updating: Type.Optional(Type.Boolean()),
+  buildPending: Type.Optional(Type.String()),
   loadedOid: Type.Optional(Type.String()),
   reloadNeeded: Type.Optional(Type.Boolean()),
 });

@@ -10,6 +10,7 @@ import {
 } from './operations.js';
 import { computeRecord, type StatusRecord } from './status.js';
 import type { PathLabel } from './hide-paths.js';
+import { readPendingBuild } from './build-marker.js';
 
 export const PART_NAMES = ['app', 'platforms', 'middlewares', 'resources'] as const;
 export type PartName = (typeof PART_NAMES)[number];
@@ -26,6 +27,8 @@ export interface PartSpec {
   readonly origin?: string;
   /** the branch followed; unset (app): the checked-out one */
   readonly branch?: string;
+  /** app: the file recording an install and build not completed (see PendingBuild) */
+  readonly buildMarker?: string;
 }
 
 export interface PartsLog {
@@ -82,8 +85,8 @@ export class UpdatableParts {
   private readonly states = new Map<PartName, PartState>();
   private readonly log: PartsLog;
   private readonly now: () => number;
-  /** set once the process is about to end: why updates are refused from then on */
-  private refusing?: string;
+  /** why updates are refused while the process is about to end (one entry per asker) */
+  private readonly refusing = new Set<{ reason: string }>();
 
   constructor(private readonly opts: PartsOptions) {
     for (const spec of opts.parts) this.states.set(spec.name, new PartState(spec));
@@ -106,10 +109,13 @@ export class UpdatableParts {
 
   /**
    * From now on every update is refused (409 `serviceRestarting`, `reason` in the detail): the
-   * process is about to end, and would cut an update off half-way.
+   * process is about to end, and would cut an update off half-way. Returns what lifts it (a
+   * process that did not end after all).
    */
-  refuseUpdates(reason: string): void {
-    this.refusing = reason;
+  refuseUpdates(reason: string): () => void {
+    const entry = { reason };
+    this.refusing.add(entry);
+    return () => void this.refusing.delete(entry);
   }
 
   /** Resolves once no part but `except` is being updated (polled: updates are few and short). */
@@ -259,6 +265,13 @@ export class UpdatableParts {
     const error = origin ? st.fetchError : `no origin configured: set ${st.spec.name.toUpperCase()}_ORIGIN`;
     if (error) record.error = error;
     if (st.updating) record.updating = true;
+    // the checkout is ahead of what runs until its install and build complete: not up to date
+    const pending = st.spec.buildMarker ? await readPendingBuild(st.spec.buildMarker) : undefined;
+    if (pending) {
+      record.buildPending = pending.commit;
+      record['from-head'] = 'outdated';
+      record['from-tag'] = 'outdated';
+    }
     const loaded = st.loaded?.oid;
     if (loaded) {
       record.loadedOid = loaded;
@@ -273,8 +286,8 @@ export class UpdatableParts {
    */
   async lock(name: PartName): Promise<() => Promise<void>> {
     const st = this.state(name);
-    if (this.refusing) throw new UpdateError(409, 'serviceRestarting', this.refusing);
     if (st.updating) throw new UpdateError(409, 'updateInProgress');
+    for (const { reason } of this.refusing) throw new UpdateError(409, 'serviceRestarting', reason);
     st.updating = true;
     let file: LockFile | undefined;
     try {

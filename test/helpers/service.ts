@@ -55,6 +55,7 @@ export async function startService(t: Test, root: string, opts: ServiceOptions =
   const app = await buildApp(config, logger, opts.build);
   t.teardown(() => app.close());
   const res = await app.inject({ method: 'POST', url: '/api/admin/register', payload: { userid: ADMIN.userid, password: ADMIN.password, confirm: ADMIN.password } });
-  if (res.statusCode !== 201) throw new Error(`could not register the test administrator: ${res.body}`);
+  // 409: started again on the same var/ folder, the administrator is there already
+  if (res.statusCode !== 201 && res.statusCode !== 409) throw new Error(`could not register the test administrator: ${res.body}`);
   return { app, config };
 }

@@ -8,6 +8,7 @@ import type { AppUpdateSteps, StepContext } from '../../src/updates/app-update.j
 import { startGitServer, type GitServer } from '../helpers/git-server.js';
 import { cloneInto, commitLocally, Upstream } from '../helpers/git-fixtures.js';
 import { adminHeaders, startService, tempDir } from '../helpers/service.js';
+import { readPendingBuild } from '../../src/updates/build-marker.js';
 
 const pkg = (version: string) => JSON.stringify({ name: 'logsift', version });
 
@@ -35,6 +36,8 @@ function recorder(fail: { build?: number } = {}) {
 
 interface Setup {
   app: FastifyInstance;
+  /** the temporary folder: var/ and repos/ are in it */
+  root: string;
   up: Upstream;
   server: GitServer;
   appDir: string;
@@ -61,7 +64,7 @@ async function withAppCheckout(t: Test, steps: Partial<AppUpdateSteps>, exits: n
   await mkdir(join(appDir, 'node_modules'), { recursive: true });
   await mkdir(join(root, 'repos', 'platforms'), { recursive: true });
   const { app } = await startService(t, root, { env: { APP_DIR: appDir }, build: { updates: { appUpdateSteps: steps, exitProcess: (code) => exits.push(code) } } });
-  return { app, up, server, appDir, tip };
+  return { app, root, up, server, appDir, tip };
 }
 
 const putApp = (app: FastifyInstance, query = '') => app.inject({ method: 'PUT', url: `/api/admin/app/status${query}`, headers: adminHeaders() });
@@ -176,6 +179,58 @@ t.test('stable from a detached HEAD holding a commit of its own: refused unless 
   t.same(calls, ['install 2.0.0', 'build 2.0.0', 'exit 75'], 'forced: on v2');
 });
 
+const marker = (root: string) => join(root, 'var', 'app-build-pending.json');
+
+t.test('an update killed during its install: the next start says the build is pending, and the update runs it again', async (t) => {
+  const calls: string[] = [];
+  const { app, root, appDir } = await withAppCheckout(t, {
+    // npm ci killed with the process: it never ends
+    install: async () => {
+      calls.push('install');
+      await new Promise(() => undefined);
+    },
+  });
+  const v2 = await git.resolveRef({ fs, gitdir: join(appDir, '.git'), ref: 'refs/tags/v2' }).then((oid) => git.readTag({ fs, dir: appDir, oid })).then((tag) => tag.tag.object);
+  t.equal((await putApp(app)).statusCode, 202);
+  for (let i = 0; i < 500 && !calls.includes('install'); i++) await sleep(10);
+  t.match(await readPendingBuild(marker(root)), { commit: v2, target: 'v2' }, 'recorded before the checkout, there while npm ci runs');
+  t.match(await status(app), { current: 'v2', buildPending: v2, 'from-tag': 'outdated', 'from-head': 'outdated' }, 'the checkout is on v2, what runs is not');
+  await app.close();
+
+  // the supervisor starts the service again on the same folders
+  const second = recorder();
+  const { app: again } = await startService(t, root, { env: { APP_DIR: appDir }, build: { updates: { appUpdateSteps: second.steps } } });
+  t.match(await status(again), { current: 'v2', tag: 'v2', buildPending: v2, 'from-tag': 'outdated' }, 'not up to date after the restart either');
+  t.equal((await putApp(again)).statusCode, 202);
+  await again.appUpdater.settled;
+  t.same(second.calls, ['install 2.0.0', 'build 2.0.0', 'exit 75'], 'not "Already on v2": installed and built again');
+  t.match((await updateLog(again)).lines.join('\n'), /did not complete[\s\S]*Already on v2: installing and building it again/);
+  t.equal(await readPendingBuild(marker(root)), undefined, 'cleared once built');
+  const done = await status(again);
+  t.match(done, { current: 'v2', 'from-tag': 'uptodate' });
+  t.notOk('buildPending' in done);
+});
+
+t.test('a failed build whose rollback fails too: the previous version\'s build stays pending', async (t) => {
+  const calls: string[] = [];
+  const { app, root, appDir } = await withAppCheckout(t, {
+    install: async () => void calls.push('install'),
+    build: async () => {
+      calls.push('build');
+      throw new Error('tsc: 3 errors');
+    },
+  });
+  const v1 = await git.resolveRef({ fs, gitdir: join(appDir, '.git'), ref: 'HEAD' });
+  t.equal((await putApp(app)).statusCode, 202);
+  await app.appUpdater.settled;
+  t.same(calls, ['install', 'build', 'install', 'build']);
+  t.match(await readPendingBuild(marker(root)), { commit: v1 });
+  t.match(await status(app), { current: 'v1', buildPending: v1 });
+  t.equal((await putApp(app, '?rebuild=no')).statusCode, 202);
+  await app.appUpdater.settled;
+  t.match(await readPendingBuild(marker(root)), { commit: v1 }, 'rebuild=no does not clear it');
+});
+
 t.test('a failed build puts the previous version back, rebuilds it and does not exit', async (t) => {
   const { calls, steps } = recorder({ build: 1 });
   const { app, appDir } = await withAppCheckout(t, steps);
@@ -185,6 +240,7 @@ t.test('a failed build puts the previous version back, rebuilds it and does not 
   t.match(await updateLog(app), { state: 'failed', error: /tsc: 3 errors/ });
   t.equal(JSON.parse(await readFile(join(appDir, 'package.json'), 'utf8')).version, '1.0.0');
   t.match(await status(app), { current: 'v1', 'local-changes': false });
+  t.notOk('buildPending' in (await status(app)), 'the previous version was built again: nothing pending');
 });
 
 t.test('rebuild=no only checks out; one update at a time; local changes need force', async (t) => {

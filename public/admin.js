@@ -154,6 +154,8 @@ function describe(record) {
   return [
     h('p', {}, h('span', { class: `badge ${kind}` }, text), record.updating ? h('span', { class: 'badge warn' }, ' updating') : null),
     record.error ? h('p', { class: `notice ${record.origin ? 'bad' : 'warn'}` }, record.origin ? `The origin could not be asked: ${record.error}` : record.error) : null,
+    record.buildPending ? h('p', { class: 'notice warn' }, `The install and build of ${record.buildPending.slice(0, 7)} did not complete (an update cut off): update again to run them.`) : null,
+    record.reloadNeeded ? h('p', { class: 'notice warn' }, `The folder changed under the service (it runs ${record.loadedOid.slice(0, 7)}, the folder is at ${record.headOid.slice(0, 7)}): update to read it again.`) : null,
     h('table', { class: 'kv' }, h('tbody', {}, rows.map(([k, v]) => h('tr', {}, h('td', {}, k), h('td', { class: 'mono' }, v ?? '—'))))),
   ];
 }

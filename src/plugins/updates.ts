@@ -7,6 +7,7 @@ import { checkUpdatedMiddlewares } from '../updates/middlewares-check.js';
 import { checkUpdatedPlatforms } from '../updates/platforms-check.js';
 import { BUILTIN_MIDDLEWARES } from '../pipeline/middlewares.js';
 import { findGitdir, headCommit } from '../updates/git.js';
+import { readPendingBuild } from '../updates/build-marker.js';
 import { closeService } from '../close-service.js';
 
 declare module 'fastify' {
@@ -36,6 +37,7 @@ const DRAIN_MS = 5 * 60_000;
 export default fp<UpdatesPluginOptions>(async (app, opts) => {
   const u = app.config.updates;
   const middlewaresGitdir = join(u.gitdirsDir, 'middlewares');
+  const buildMarker = join(app.config.varDir, 'app-build-pending.json');
   /** Jobs carry the middlewares' commit and its date (the report's middlewares-version and -date). */
   const readMiddlewaresVersion = async (): Promise<Record<string, string>> => {
     try {
@@ -51,7 +53,7 @@ export default fp<UpdatesPluginOptions>(async (app, opts) => {
   app.runtime.setVersions(await readMiddlewaresVersion());
   const parts = new UpdatableParts({
     parts: [
-      { name: 'app', dir: u.appDir, ...u.app },
+      { name: 'app', dir: u.appDir, buildMarker, ...u.app },
       { name: 'platforms', dir: app.config.platformsDir, gitdir: join(u.gitdirsDir, 'platforms'), ...u.platforms },
       { name: 'middlewares', dir: app.config.middlewaresDir, gitdir: middlewaresGitdir, ...u.middlewares },
       { name: 'resources', dir: app.config.resourcesDir, gitdir: join(u.gitdirsDir, 'resources'), ...u.resources },
@@ -60,6 +62,7 @@ export default fp<UpdatesPluginOptions>(async (app, opts) => {
     fetchTimeoutMs: u.fetchTimeoutMs,
     appVersion: app.appVersion,
     log: app.log,
+    pathLabels: [[app.config.reposDir, 'REPOS_DIR'], [app.config.varDir, 'VAR_DIR']],
     onUpdated: async (part) => {
       // Checked before anything is swapped: a throw puts the files back, the loaded platforms stay.
       if (part === 'platforms') await checkUpdatedPlatforms(app.config.platformsDir, app.config.platformsCacheDir, app.platforms);
@@ -76,35 +79,46 @@ export default fp<UpdatesPluginOptions>(async (app, opts) => {
     },
   });
 
-  const steps: AppUpdateSteps = {
-    install: npmInstall,
-    build: npmBuild,
-    exit: async (code, ctx) => {
-      const deadline = Date.now() + DRAIN_MS;
-      let shown = -1;
-      while (app.runningJobs.size > 0 && Date.now() < deadline) {
-        if (app.runningJobs.size !== shown) ctx.log(`Waiting for ${(shown = app.runningJobs.size)} running job(s) to end`);
-        await sleep(1000);
-      }
-      await app.close();
-      (opts.exitProcess ?? process.exit)(code);
-    },
-    ...opts.appUpdateSteps,
-  };
-  const appUpdater = new AppUpdater(parts, steps, (text) => app.log.info({ part: 'app' }, text));
-  app.decorate('updates', parts);
-  app.decorate('appUpdater', appUpdater);
+  // The commit each data part was read at by the plugins before this one: the record says when
+  // HEAD moves away from it (another process), and an update reloads it then.
+  for (const part of ['platforms', 'middlewares', 'resources'] as const) await parts.noteLoaded(part);
 
-  let restarting = false;
-  app.decorate('restartService', async () => {
-    if (restarting) return;
-    restarting = true;
-    app.log.info({ running: app.runningJobs.size }, `restart asked: closing, then exiting with code ${RESTART_EXIT_CODE} for the supervisor`);
+  /**
+   * Closes the service (running jobs end with 5003) and exits with 75, once: an administrator's
+   * restart may come while an installed app update waits for jobs to end before its own.
+   */
+  let restarting: Promise<void> | undefined;
+  const restart = (why: string): Promise<void> => restarting ??= (async () => {
+    parts.refuseUpdates('the service is restarting');
+    app.log.info({ running: app.runningJobs.size }, `${why}: closing, then exiting with code ${RESTART_EXIT_CODE} for the supervisor`);
     try {
       await closeService(app);
     } catch (err) {
       app.log.error({ err }, 'error while closing for the restart');
     }
     (opts.exitProcess ?? process.exit)(RESTART_EXIT_CODE);
-  });
+  })();
+
+  const steps: AppUpdateSteps = {
+    install: npmInstall,
+    build: npmBuild,
+    exit: async (_code, ctx) => {
+      const deadline = Date.now() + DRAIN_MS;
+      let shown = -1;
+      while (app.runningJobs.size > 0 && Date.now() < deadline && !restarting) {
+        if (app.runningJobs.size !== shown) ctx.log(`Waiting for ${(shown = app.runningJobs.size)} running job(s) to end`);
+        await sleep(1000);
+      }
+      await restart('app update installed');
+    },
+    ...opts.appUpdateSteps,
+  };
+  const appUpdater = new AppUpdater(parts, steps, buildMarker, (text) => app.log.info({ part: 'app' }, text));
+  const pending = await readPendingBuild(buildMarker);
+  if (pending) {
+    app.log.warn({ part: 'app', commit: pending.commit, since: pending.since }, 'an app update did not complete its install and build: this process may run an older dist/ than the checkout; PUT /api/admin/app/status runs them again');
+  }
+  app.decorate('updates', parts);
+  app.decorate('appUpdater', appUpdater);
+  app.decorate('restartService', () => restart('restart asked'));
 }, { name: 'updates', dependencies: ['platforms', 'jobs'] });

@@ -1,7 +1,7 @@
 import type { FastifyInstance } from 'fastify';
 import { Type, type TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
 import type { Job } from '../pipeline/job-runner.js';
-import { ErrorBody, apiErrorHandler } from '../http-errors.js';
+import { ErrorBody, apiErrorHandler, errorBody } from '../http-errors.js';
 
 const RunningJob = Type.Object({
   id: Type.String(),
@@ -20,9 +20,19 @@ function details(job: Job) {
 }
 
 /**
- * POST /api/admin/restart: refused (409, empty) while jobs run, unless `?force=true`; else 200,
- * then the service closes (running jobs end with 5003) and exits with 75 for its supervisor to
- * start it again, as after an app update.
+ * The parts whose update a restart would cut off half-way: any data part's, and the app's until it
+ * has installed (then it waits for jobs to end before its own restart, which this one may hasten).
+ */
+export function updatesInTheWay(updating: readonly string[], appUpdateState: string): string[] {
+  return updating.filter((part) => part !== 'app' || appUpdateState !== 'restarting');
+}
+
+/**
+ * POST /api/admin/restart: refused (409, empty) while jobs run, unless `?force=true`; refused
+ * (409 `updateInProgress`, saying which) while an update runs, whatever `force` says: force ends
+ * jobs, which can be sent again, while an update cut off half-way leaves a broken install. Else
+ * 200, then the service closes (running jobs end with 5003) and exits with 75 for its supervisor
+ * to start it again, as after an app update; updates asked meanwhile are refused.
  *
  * GET /api/admin/jobs: the ids of the jobs running in this process (the reference's bare array),
  * or with `?details=1` one record per job with its progress and the user who submitted it.
@@ -53,11 +63,19 @@ export default async function adminJobRoutes(instance: FastifyInstance): Promise
       if (reply.statusCode === 200) void app.restartService();
     },
   }, async (request, reply) => {
+    const updating = updatesInTheWay(app.updates.updatingParts(), app.appUpdater.state);
+    if (updating.length > 0) {
+      const detail = `an update of ${updating.join(', ')} is running: a restart now would cut it off (force=true ends jobs, not updates); restart once it has ended`;
+      request.log.info({ updating }, `restart refused: ${detail}`);
+      return reply.code(409).send(errorBody(409, 'updateInProgress', detail));
+    }
     const running = app.runningJobs.size;
     if (running > 0 && request.query.force !== 'true') {
       request.log.info({ running }, 'restart refused: jobs are running (?force=true ends them)');
       return reply.code(409).send('');
     }
+    // at once, in the same turn as the check: no update may start between the answer and the exit
+    app.updates.refuseUpdates('the service is restarting');
     return reply.code(200).send('');
   });
 }

@@ -1,6 +1,7 @@
 import type { FastifyInstance } from 'fastify';
 import { Type, type TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
 import { UpdateError } from '../updates/operations.js';
+import { hidePaths } from '../updates/hide-paths.js';
 import type { PartName } from '../updates/parts.js';
 
 const StatusRecord = Type.Object({
@@ -20,6 +21,9 @@ const StatusRecord = Type.Object({
   error: Type.Optional(Type.String()),
   bundled: Type.Optional(Type.Boolean()),
   updating: Type.Optional(Type.Boolean()),
+  buildPending: Type.Optional(Type.String()),
+  loadedOid: Type.Optional(Type.String()),
+  reloadNeeded: Type.Optional(Type.Boolean()),
 });
 
 const ErrorBody = Type.Object({
@@ -44,10 +48,10 @@ const PartParams = Type.Object({ part: Type.String() });
 const YesNo = Type.Union([Type.Literal('yes'), Type.Literal('no')]);
 const Flag = Type.Union([Type.Literal('1'), Type.Literal('0'), Type.Literal('true'), Type.Literal('false')]);
 
-const errors = { 400: ErrorBody, 401: ErrorBody, 403: ErrorBody, 404: ErrorBody, 409: ErrorBody, 413: ErrorBody, 500: ErrorBody };
+const errors = { 400: ErrorBody, 401: ErrorBody, 403: ErrorBody, 404: ErrorBody, 409: ErrorBody, 413: ErrorBody, 500: ErrorBody, 502: ErrorBody };
 
 const ERROR_TEXT: Record<number, string> = {
-  400: 'Bad Request', 404: 'Not Found', 409: 'Conflict', 413: 'Payload Too Large', 500: 'Internal Server Error',
+  400: 'Bad Request', 404: 'Not Found', 409: 'Conflict', 413: 'Payload Too Large', 500: 'Internal Server Error', 502: 'Bad Gateway',
 };
 
 /** The error body of reference 0.3: a stable code in `message`, the reason in `detail`. */
@@ -82,16 +86,22 @@ export default async function adminUpdateRoutes(fastify: FastifyInstance): Promi
   app.removeAllContentTypeParsers();
   app.addContentTypeParser('*', { parseAs: 'string', bodyLimit: 4096 }, (_req, body, done) => done(null, body));
 
-  // Handlers throw; refusals (UpdateError) keep their status, anything unexpected is a 500 with its reason.
+  // Handlers throw; refusals (UpdateError) keep their status, anything unexpected is a 500 with its
+  // reason: whole in the log, in the answer naming the part rather than the service's folders
+  // (a 5xx says nothing of the server: reference 0.3).
   app.setErrorHandler((err: Error & { validation?: unknown; statusCode?: number; code?: string }, request, reply) => {
     let e: UpdateError;
     if (err instanceof UpdateError) e = err;
     else if (err.validation) e = new UpdateError(400, 'invalidRequest', err.message);
     else if (err.statusCode && err.statusCode < 500) e = new UpdateError(err.statusCode, err.code ?? 'badRequest', err.message);
     else {
-      request.log.error({ err }, 'update route failed');
-      e = new UpdateError(500, request.method === 'GET' ? 'statusFailed' : 'updateFailed', err.message);
+      const part = (request.params as { part?: string } | undefined)?.part;
+      request.log.error({ err, part }, 'update route failed');
+      const reason = hidePaths(err.message, app.updates.pathLabels());
+      const named = part && app.updates.has(part) && !reason.startsWith(part) ? `${part}: ${reason}` : reason;
+      e = new UpdateError(500, request.method === 'GET' ? 'statusFailed' : 'updateFailed', named);
     }
+    if (e.http >= 500 && e.detail) e = new UpdateError(e.http, e.code, hidePaths(e.detail, app.updates.pathLabels()));
     return reply.code(e.http).send(errorBody(e));
   });
 

@@ -1,8 +1,9 @@
 import { spawn } from 'node:child_process';
 import { History, latestTag, listTagInfos } from './describe.js';
 import { changedFiles, fs, git, type Repo } from './git.js';
-import { currentPosition, moveBranch, UpdateError, withRollback } from './operations.js';
+import { branchMove, currentPosition, detachedCommitsLost, divergedError, moveBranch, UpdateError, withRollback } from './operations.js';
 import type { UpdatableParts } from './parts.js';
+import { readPendingBuild, setPendingBuild, type PendingBuild } from './build-marker.js';
 
 /** The exit code after a successful update: supervisors restart on it (EX_TEMPFAIL). */
 export const RESTART_EXIT_CODE = 75;
@@ -84,16 +85,27 @@ export class AppUpdater {
   private current: AppUpdateLog = { state: 'idle', offset: 0, lines: [] };
   private running: Promise<void> | undefined;
 
+  /**
+   * `buildMarker`: the file recording an install and build not completed (see PendingBuild), in
+   * the service's var folder: the checkout's own files are what the update replaces.
+   */
   constructor(
     private readonly parts: UpdatableParts,
     private readonly steps: AppUpdateSteps,
+    private readonly buildMarker: string,
     private readonly echo: (text: string) => void = () => undefined,
   ) {}
 
-  /** The log of the last update, from line `since` on. */
+  /** The log of the last update, from line `since` on (`offset`: where the lines given start, never past the end). */
   log(since = 0): AppUpdateLog {
-    const from = Math.max(0, since - this.current.offset);
-    return { ...this.current, offset: this.current.offset + from, lines: this.current.lines.slice(from) };
+    const { offset, lines } = this.current;
+    const from = Math.min(Math.max(0, since - offset), lines.length);
+    return { ...this.current, offset: offset + from, lines: lines.slice(from) };
+  }
+
+  /** `running` while it fetches, checks out, installs and builds: a restart then would cut it off. */
+  get state(): AppUpdateState {
+    return this.current.state;
   }
 
   /** The update under way, if any (tests wait for it). */
@@ -128,8 +140,16 @@ export class AppUpdater {
       this.current.state = restart ? 'restarting' : 'done';
       this.current.endedAt = new Date().toISOString();
       if (restart) {
-        ctx.log(`Restarting: exiting with code ${RESTART_EXIT_CODE} for the supervisor`);
-        await this.steps.exit(RESTART_EXIT_CODE, ctx);
+        // No data-part update may start now, and one running ends first: the exit would cut it off.
+        const allow = this.parts.refuseUpdates('the service restarts after its update');
+        try {
+          await this.parts.whenIdle('app');
+          ctx.log(`Restarting: exiting with code ${RESTART_EXIT_CODE} for the supervisor`);
+          await this.steps.exit(RESTART_EXIT_CODE, ctx);
+        } finally {
+          // reached only when the exit did not end the process (a test's)
+          allow();
+        }
       }
     } catch (err) {
       this.current.state = 'failed';
@@ -149,39 +169,70 @@ export class AppUpdater {
     this.parts.noteLocalChanges('app', changed.length > 0);
     if (changed.length > 0 && !request.force) throw new UpdateError(409, 'localChanges', changed.slice(0, 10).join(', '));
     const pos = await currentPosition(repo, branch);
+    const history = new History(repo);
+    const tags = await listTagInfos(repo);
+    const onBranch = pos.headRef === `refs/heads/${branch}`;
+
+    // An update cut off during its install or build (the process killed) left the checkout ahead
+    // of node_modules and dist/: not up to date, whatever git says.
+    const pending = await readPendingBuild(this.buildMarker);
+    if (pending) ctx.log(`The install and build of ${pending.commit.slice(0, 7)} did not complete (an update cut off, or its rollback)`);
 
     let targetOid: string;
     let checkout: () => Promise<void>;
+    /** why git has nothing to move, if so, and what the admin may do instead */
+    let stay: string | undefined;
+    let hint = '';
     if (request.version === 'stable') {
-      const tag = latestTag(await listTagInfos(repo));
+      const tag = latestTag(tags);
       if (!tag) throw new UpdateError(409, 'noReleaseTag', 'the origin has no tag');
       targetOid = tag.commitOid;
       this.current.target = tag.name;
       // a checkout that holds the release and later commits would be taken back to it
-      if (!request.force && pos.headOid !== targetOid && (await new History(repo).contains(pos.headOid, targetOid))) {
-        ctx.log(`The checkout is ahead of the latest release ${tag.name} (it holds it and later commits): nothing to do; version=latest follows the branch, force=yes goes back to ${tag.name}`);
-        return false;
+      if (!request.force && pos.headOid !== targetOid && (await history.contains(pos.headOid, targetOid))) {
+        stay = `The checkout is ahead of the latest release ${tag.name} (it holds it and later commits)`;
+        hint = `; version=latest follows the branch, force=yes goes back to ${tag.name}`;
       }
       checkout = () => git.checkout({ fs, dir: repo.dir, gitdir: repo.gitdir, cache: repo.cache, ref: `refs/tags/${tag.name}`, force: request.force });
     } else {
       targetOid = remoteOid;
-      this.current.target = `${branch} ${remoteOid.slice(0, 7)}`;
-      const history = new History(repo);
-      if (!request.force && !(await history.contains(remoteOid, pos.headOid))) {
-        if (await history.contains(pos.headOid, remoteOid)) {
-          ctx.log(`The checkout already holds ${branch} of the origin (and local commits): nothing to do`);
-          return false;
+      // The branch is what moves, wherever HEAD is (detached on a release after a stable update):
+      // its local commits stay unless forced.
+      if (!request.force) {
+        const move = await branchMove(history, pos.branchOid, remoteOid);
+        if (move === 'diverged') throw divergedError(`the branch ${branch}`, pos.branchOid!, remoteOid);
+        if (move === 'ahead') {
+          if (onBranch) stay = `The checkout already holds ${branch} of the origin (and local commits)`;
+          // back on the branch, which stays where it is
+          else targetOid = pos.branchOid!;
         }
-        throw new UpdateError(409, 'diverged', `local ${pos.headOid.slice(0, 7)}, origin ${remoteOid.slice(0, 7)}`);
       }
-      checkout = () => moveBranch(repo, branch, remoteOid, request.force);
+      this.current.target = `${branch} ${targetOid.slice(0, 7)}`;
+      const to = targetOid;
+      checkout = () => moveBranch(repo, branch, to, { force: request.force, discard: request.force });
     }
-    const onTarget = request.version === 'stable' ? pos.headOid === targetOid : pos.headOid === targetOid && pos.headRef === `refs/heads/${branch}`;
-    if (onTarget && changed.length === 0) {
-      ctx.log(`Already on ${this.current.target}: nothing to do`);
-      return false;
+    if (!stay) {
+      // Commits made on a detached HEAD are held by nothing once HEAD moves: they take force too.
+      // (On the branch, a stable update leaves the branch where it is.)
+      const tagged = new Set(tags.map((tag) => tag.commitOid));
+      const holders = request.version === 'stable' ? [targetOid, pos.branchOid, remoteOid] : [targetOid, remoteOid];
+      if (!request.force && (await detachedCommitsLost(history, pos, holders, tagged))) throw divergedError('the detached HEAD', pos.headOid, targetOid);
+      const onTarget = request.version === 'stable' ? pos.headOid === targetOid : pos.headOid === targetOid && onBranch;
+      if (onTarget && changed.length === 0) stay = `Already on ${this.current.target}`;
+    }
+    if (stay) {
+      if (!pending || !request.rebuild) {
+        ctx.log(`${stay}: nothing to do${hint}${pending ? '; rebuild=no leaves the install and build pending' : ''}`);
+        return false;
+      }
+      if (pos.headOid !== targetOid) this.current.target = `${pos.headOid.slice(0, 7)} (the checkout as it is)`;
+      ctx.log(`${stay}: installing and building it again`);
+      return this.rebuildInPlace(pos.headOid, ctx);
     }
 
+    const since = new Date().toISOString();
+    // recorded before any file moves, removed once built: a kill in between leaves it
+    if (request.rebuild) await setPendingBuild(this.buildMarker, { commit: targetOid, target: this.current.target, since });
     let built = false;
     try {
       await withRollback(repo, pos, async () => {
@@ -197,15 +248,33 @@ export class AppUpdater {
     } catch (err) {
       if (built) {
         ctx.log(`${(err as Error).message}; back on ${pos.headOid.slice(0, 7)}, reinstalling and rebuilding it`);
+        await setPendingBuild(this.buildMarker, { commit: pos.headOid, target: `back to ${pos.headOid.slice(0, 7)}`, since });
         try {
           await this.steps.install(ctx);
           await this.steps.build(ctx);
+          await setPendingBuild(this.buildMarker, undefined);
         } catch (again) {
-          ctx.log(`Rebuilding the previous version failed too: ${(again as Error).message}; run npm ci && npm run build by hand`);
+          ctx.log(`Rebuilding the previous version failed too: ${(again as Error).message}; run npm ci && npm run build by hand, or update again`);
         }
+      } else if (request.rebuild) {
+        // nothing was installed: the record is as it was
+        await setPendingBuild(this.buildMarker, pending);
       }
       throw err;
     }
+    if (request.rebuild) await setPendingBuild(this.buildMarker, undefined);
+    ctx.log(`Installed ${this.current.target}`);
+    return true;
+  }
+
+  /** Installs and builds the checkout as it is (its last install or build did not complete). */
+  private async rebuildInPlace(headOid: string, ctx: StepContext): Promise<boolean> {
+    await setPendingBuild(this.buildMarker, { commit: headOid, target: this.current.target, since: new Date().toISOString() });
+    ctx.log('Installing the dependencies (npm ci)');
+    await this.steps.install(ctx);
+    ctx.log('Building (npm run build)');
+    await this.steps.build(ctx);
+    await setPendingBuild(this.buildMarker, undefined);
     ctx.log(`Installed ${this.current.target}`);
     return true;
   }

@@ -1,6 +1,7 @@
-import { copyFile, mkdir, rename, rm, stat } from 'node:fs/promises';
-import { dirname, join } from 'node:path';
+import { copyFile, mkdir, readdir, rename, rm, stat } from 'node:fs/promises';
+import { dirname, join, relative } from 'node:path';
 import { fs, git, http, resolveCommit, type Repo } from './git.js';
+import { History } from './describe.js';
 import { untilAborted } from '../until-aborted.js';
 
 /** An update's refusal or failure: its HTTP status and the stable message code clients match. */
@@ -103,6 +104,52 @@ export async function untrackedInTheWay(repo: Repo, fromOid: string, toOid: stri
   return found;
 }
 
+/** The folders holding the files of `files` (`a/b/c.txt` → `a`, `a/b`). */
+function foldersOf(files: readonly string[]): Set<string> {
+  const folders = new Set<string>();
+  for (const f of files) for (let i = f.indexOf('/'); i >= 0; i = f.indexOf('/', i + 1)) folders.add(f.slice(0, i));
+  return folders;
+}
+
+/**
+ * The folders `fromOid` has files in and `toOid` has none in (a platform removed upstream), with
+ * the files in them that `fromOid` does not track (an admin's notes, an editor's backup, ignored
+ * files): the checkout leaves these behind, and the folder with them. Outermost folders only.
+ */
+export async function leftInRemovedFolders(repo: Repo, fromOid: string, toOid: string): Promise<{ folders: string[]; files: string[] }> {
+  if (fromOid === toOid) return { folders: [], files: [] };
+  const from = await git.listFiles({ fs, gitdir: repo.gitdir, cache: repo.cache, ref: fromOid });
+  const kept = foldersOf(await git.listFiles({ fs, gitdir: repo.gitdir, cache: repo.cache, ref: toOid }));
+  const removed = new Set<string>();
+  for (const f of from) {
+    for (let i = f.indexOf('/'); i >= 0; i = f.indexOf('/', i + 1)) {
+      if (kept.has(f.slice(0, i))) continue;
+      removed.add(f.slice(0, i));
+      break;
+    }
+  }
+  const tracked = new Set(from);
+  const folders: string[] = [];
+  const files: string[] = [];
+  for (const folder of [...removed].sort()) {
+    const entries = await readdir(join(repo.dir, folder), { recursive: true, withFileTypes: true }).catch(() => []);
+    const left = entries
+      .filter((e) => !e.isDirectory())
+      .map((e) => relative(repo.dir, join(e.parentPath ?? e.path, e.name)))
+      .filter((file) => !tracked.has(file));
+    if (left.length === 0) continue;
+    folders.push(folder);
+    files.push(...left.sort());
+  }
+  return { folders, files };
+}
+
+/** `a, b, c` with at most `max` names, then how many more. */
+export function someFiles(files: readonly string[], max = 10): string {
+  const shown = files.slice(0, max).join(', ');
+  return files.length > max ? `${shown} and ${files.length - max} more` : shown;
+}
+
 /**
  * Runs `change` (which moves refs and files); when it throws, the refs and the tracked files go
  * back to `pos` before the error goes on, and so do the untracked files `keep` names (copied aside
@@ -131,9 +178,42 @@ async function copyInto(fromDir: string, toDir: string, file: string): Promise<v
   await copyFile(join(fromDir, file), join(toDir, file));
 }
 
-/** Points `branch` at `oid` and checks it out (a fast-forward, or with `force` a hard reset). */
-export async function moveBranch(repo: Repo, branch: string, oid: string, force: boolean): Promise<void> {
-  await git.writeRef({ fs, gitdir: repo.gitdir, ref: `refs/heads/${branch}`, value: oid, force: true });
+/**
+ * How the part's branch may follow `target` without losing a commit: `move` when it is an ancestor
+ * of the target (or does not exist yet), `ahead` when it holds the target and more (local commits:
+ * it stays where it is), `diverged` when each has commits the other lacks.
+ */
+export async function branchMove(history: History, branchOid: string | undefined, target: string): Promise<'move' | 'ahead' | 'diverged'> {
+  if (!branchOid || (await history.contains(target, branchOid))) return 'move';
+  return (await history.contains(branchOid, target)) ? 'ahead' : 'diverged';
+}
+
+/**
+ * A detached HEAD on commits that nothing would hold once HEAD moves (made on no branch): not in
+ * the history of any of `holders` (the branch, the origin's branch, the target), nor tagged.
+ * Losing them takes force, as losing a branch's does. HEAD on a branch: false (the branch holds it).
+ */
+export async function detachedCommitsLost(history: History, pos: Position, holders: ReadonlyArray<string | undefined>, tagged: ReadonlySet<string>): Promise<boolean> {
+  if (pos.headRef || tagged.has(pos.headOid)) return false;
+  for (const holder of holders) if (holder && (await history.contains(holder, pos.headOid))) return false;
+  return true;
+}
+
+export function divergedError(what: string, localOid: string, otherOid: string): UpdateError {
+  return new UpdateError(409, 'diverged', `${what} ${localOid.slice(0, 7)} has commits ${otherOid.slice(0, 7)} lacks: they would be lost (force=yes discards them)`);
+}
+
+/**
+ * Points `branch` at `oid` and checks it out: a fast-forward, or with `force` a hard reset. The
+ * branch is moved only onto a commit that holds it unless `discard` (force, or the bundled snapshot):
+ * whatever the caller checked, no local commit is dropped without being asked.
+ */
+export async function moveBranch(repo: Repo, branch: string, oid: string, opts: { force: boolean; discard: boolean }): Promise<void> {
+  const ref = `refs/heads/${branch}`;
+  const had = await resolveCommit(repo, ref);
+  if (!opts.discard && had && !(await new History(repo).contains(oid, had))) throw divergedError(`the branch ${branch}`, had, oid);
+  const force = opts.force;
+  await git.writeRef({ fs, gitdir: repo.gitdir, ref, value: oid, force: true });
   try {
     await git.checkout({ fs, dir: repo.dir, gitdir: repo.gitdir, cache: repo.cache, ref: branch, force });
   } catch (err) {
@@ -157,9 +237,9 @@ export async function bundledCommit(repo: Repo): Promise<string | undefined> {
 /**
  * Makes `dir` a repository whose metadata is in `gitdir`, with one commit holding what the folder
  * contains (files its own .gitignore names excepted). Built in a temporary folder renamed at the
- * end, so that a crash half-way leaves no half-made repository behind.
+ * end, so that a crash half-way leaves no half-made repository behind. Returns the commit.
  */
-export async function initFromContent(dir: string, gitdir: string, branch: string, message: string): Promise<void> {
+export async function initFromContent(dir: string, gitdir: string, branch: string, message: string): Promise<string> {
   const tmp = `${gitdir}.init-${process.pid}`;
   await rm(tmp, { recursive: true, force: true });
   await mkdir(dir, { recursive: true });
@@ -171,6 +251,7 @@ export async function initFromContent(dir: string, gitdir: string, branch: strin
     const oid = await git.commit({ fs, dir, gitdir: tmp, message, author });
     await git.setConfig({ fs, gitdir: tmp, path: BUNDLED_KEY, value: oid });
     await rename(tmp, gitdir);
+    return oid;
   } catch (err) {
     await rm(tmp, { recursive: true, force: true });
     throw err;

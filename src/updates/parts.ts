@@ -1,11 +1,16 @@
-import { History } from './describe.js';
+import { History, listTagInfos } from './describe.js';
+import { rm } from 'node:fs/promises';
+import { join } from 'node:path';
+import { setTimeout as sleep } from 'node:timers/promises';
 import { changedFiles, filesBetween, findGitdir, redactUrl, resolveCommit, fs, git, type Repo } from './git.js';
 import { LockFile } from '../lock-file.js';
 import {
-  bundledCommit, CONFIGURED_REMOTE, currentPosition, ensureRemote, fetchOrigin, initFromContent, moveBranch, originUrl,
-  UpdateError, withRollback, untrackedInTheWay,
+  branchMove, bundledCommit, CONFIGURED_REMOTE, currentPosition, detachedCommitsLost, divergedError, ensureRemote, fetchOrigin,
+  initFromContent, leftInRemovedFolders, moveBranch, originUrl, someFiles, UpdateError, withRollback, untrackedInTheWay,
 } from './operations.js';
 import { computeRecord, type StatusRecord } from './status.js';
+import type { PathLabel } from './hide-paths.js';
+import { readPendingBuild } from './build-marker.js';
 
 export const PART_NAMES = ['app', 'platforms', 'middlewares', 'resources'] as const;
 export type PartName = (typeof PART_NAMES)[number];
@@ -22,6 +27,8 @@ export interface PartSpec {
   readonly origin?: string;
   /** the branch followed; unset (app): the checked-out one */
   readonly branch?: string;
+  /** app: the file recording an install and build not completed (see PendingBuild) */
+  readonly buildMarker?: string;
 }
 
 export interface PartsLog {
@@ -39,6 +46,8 @@ export interface PartsOptions {
   readonly onUpdated?: (part: PartName, commit: string) => Promise<void>;
   readonly log?: PartsLog;
   readonly now?: () => number;
+  /** other folders of the service and their names in answers (`VAR_DIR`…), besides the parts' own */
+  readonly pathLabels?: readonly PathLabel[];
 }
 
 /** What the registry knows of one part between calls. */
@@ -51,6 +60,11 @@ class PartState {
   localChanges = false;
   checking?: Promise<void>;
   updating = false;
+  /**
+   * The commit the service read the part at: unset when not known (not noted: the app part);
+   * `oid` unset when the folder was read before it was a repository (its first commit is that).
+   */
+  loaded?: { oid?: string };
 
   constructor(readonly spec: PartSpec) {}
 }
@@ -71,6 +85,8 @@ export class UpdatableParts {
   private readonly states = new Map<PartName, PartState>();
   private readonly log: PartsLog;
   private readonly now: () => number;
+  /** why updates are refused while the process is about to end (one entry per asker) */
+  private readonly refusing = new Set<{ reason: string }>();
 
   constructor(private readonly opts: PartsOptions) {
     for (const spec of opts.parts) this.states.set(spec.name, new PartState(spec));
@@ -84,6 +100,40 @@ export class UpdatableParts {
 
   isUpdating(name: PartName): boolean {
     return this.state(name).updating;
+  }
+
+  /** The parts whose update is running in this process. */
+  updatingParts(): PartName[] {
+    return [...this.states.values()].filter((st) => st.updating).map((st) => st.spec.name);
+  }
+
+  /**
+   * From now on every update is refused (409 `serviceRestarting`, `reason` in the detail): the
+   * process is about to end, and would cut an update off half-way. Returns what lifts it (a
+   * process that did not end after all).
+   */
+  refuseUpdates(reason: string): () => void {
+    const entry = { reason };
+    this.refusing.add(entry);
+    return () => void this.refusing.delete(entry);
+  }
+
+  /** Resolves once no part but `except` is being updated (polled: updates are few and short). */
+  async whenIdle(except: PartName, pollMs = 200): Promise<void> {
+    while (this.updatingParts().some((name) => name !== except)) await sleep(pollMs);
+  }
+
+  /**
+   * The service's folders and what answers call them: each part's work tree by the part's name,
+   * its git metadata under `REPOS_DIR/.gitdirs/<part>` by that (see hidePaths).
+   */
+  pathLabels(): PathLabel[] {
+    const labels: PathLabel[] = [...(this.opts.pathLabels ?? [])];
+    for (const { spec } of this.states.values()) {
+      labels.push([spec.dir, spec.name]);
+      if (spec.gitdir) labels.push([spec.gitdir, `REPOS_DIR/.gitdirs/${spec.name}`]);
+    }
+    return labels;
   }
 
   private state(name: string): PartState {
@@ -108,7 +158,10 @@ export class UpdatableParts {
     if (found || !spec.gitdir) return found;
     const started = this.now();
     try {
-      await initFromContent(spec.dir, spec.gitdir, spec.branch ?? 'master', `Bundled content of logsift ${this.opts.appVersion}`);
+      const oid = await initFromContent(spec.dir, spec.gitdir, spec.branch ?? 'master', `Bundled content of logsift ${this.opts.appVersion}`);
+      // what the service read is what this commit holds
+      const st = this.state(spec.name);
+      if (st.loaded && !st.loaded.oid) st.loaded = { oid };
     } catch (err) {
       // Another process may have made it at the same moment.
       const made = await findGitdir(spec.dir, spec.gitdir);
@@ -212,6 +265,18 @@ export class UpdatableParts {
     const error = origin ? st.fetchError : `no origin configured: set ${st.spec.name.toUpperCase()}_ORIGIN`;
     if (error) record.error = error;
     if (st.updating) record.updating = true;
+    // the checkout is ahead of what runs until its install and build complete: not up to date
+    const pending = st.spec.buildMarker ? await readPendingBuild(st.spec.buildMarker) : undefined;
+    if (pending) {
+      record.buildPending = pending.commit;
+      record['from-head'] = 'outdated';
+      record['from-tag'] = 'outdated';
+    }
+    const loaded = st.loaded?.oid;
+    if (loaded) {
+      record.loadedOid = loaded;
+      if (loaded !== record.headOid) record.reloadNeeded = true;
+    }
     return record;
   }
 
@@ -222,6 +287,7 @@ export class UpdatableParts {
   async lock(name: PartName): Promise<() => Promise<void>> {
     const st = this.state(name);
     if (st.updating) throw new UpdateError(409, 'updateInProgress');
+    for (const { reason } of this.refusing) throw new UpdateError(409, 'serviceRestarting', reason);
     st.updating = true;
     let file: LockFile | undefined;
     try {
@@ -242,7 +308,8 @@ export class UpdatableParts {
 
   /**
    * Fetches for an update: waits for a status fetch under way, then fetches again. A failure is
-   * 500 `fetchFailed` with the reason (as any failed update) and leaves the repository untouched.
+   * 502 `fetchFailed` with the reason (the origin failed, not the service: reference 3.5, scenario
+   * 10) and leaves the repository untouched.
    * Returns the branch and origin's commit.
    */
   async fetchForUpdate(name: PartName, repo: Repo): Promise<{ branch: string; remoteOid: string }> {
@@ -256,13 +323,28 @@ export class UpdatableParts {
       await this.fetch(st.spec, repo, branch);
     } catch (err) {
       st.fetchError = `fetch failed: ${(err as Error).message}`;
-      throw new UpdateError(500, 'fetchFailed', (err as Error).message);
+      throw new UpdateError(502, 'fetchFailed', (err as Error).message);
     }
     st.fetchedAt = new Date(this.now()).toISOString();
     st.fetchError = undefined;
     const remoteOid = await resolveCommit(repo, `refs/remotes/${remoteOf(st.spec)}/${branch}`);
-    if (!remoteOid) throw new UpdateError(500, 'fetchFailed', `origin has no branch ${branch}`);
+    if (!remoteOid) throw new UpdateError(502, 'fetchFailed', `origin has no branch ${branch}`);
     return { branch, remoteOid };
+  }
+
+  /**
+   * Records the commit the service has just read the part at (at start: HEAD as it is, without
+   * making the folder a repository), which the record compares with HEAD (`reloadNeeded`).
+   */
+  async noteLoaded(name: PartName): Promise<void> {
+    const st = this.state(name);
+    try {
+      const gitdir = await findGitdir(st.spec.dir, st.spec.gitdir);
+      st.loaded = { oid: gitdir ? await resolveCommit({ dir: st.spec.dir, gitdir }, 'HEAD') : undefined };
+    } catch (err) {
+      st.loaded = undefined;
+      this.log.warn({ part: name, err: (err as Error).message }, 'the commit the part was read at is not known');
+    }
   }
 
   /** Records a local-changes check made during an update (it counts as the part's check). */
@@ -280,16 +362,37 @@ export class UpdatableParts {
   async update(name: Exclude<PartName, 'app'>, opts: { force?: boolean } = {}): Promise<StatusRecord> {
     const st = this.state(name);
     const force = opts.force ?? false;
-    const release = await this.lock(name);
     let repo: Repo | undefined;
     try {
-      repo = await this.repository(name);
-      if (!repo) throw new UpdateError(409, 'notAGitRepository');
-      await this.bringUpToDate(name, repo, force);
-    } finally {
-      await release();
+      const release = await this.lock(name);
+      try {
+        repo = await this.repository(name);
+        if (!repo) throw new UpdateError(409, 'notAGitRepository');
+        await this.bringUpToDate(name, repo, force);
+      } finally {
+        await release();
+      }
+    } catch (err) {
+      // the answer goes to one admin: the service's log keeps what was refused or undone, and why
+      const e = err instanceof UpdateError ? err : undefined;
+      const refused = e !== undefined && e.http < 500;
+      this.log.warn({ part: name, code: e?.code ?? 'updateFailed', cause: e?.detail ?? (err as Error).message, force }, refused ? 'part update refused' : 'part update failed');
+      throw err;
     }
     return this.record(st, repo);
+  }
+
+  /**
+   * Nothing to move, but HEAD is not the commit the service read (another process moved it: a
+   * `git pull` by hand, a second service on the folder): the part is read again as it is, the
+   * same checks applying (a failure keeps what the service had).
+   */
+  private async reloadIfMoved(name: PartName, headOid: string): Promise<void> {
+    const st = this.state(name);
+    if (!st.loaded?.oid || st.loaded.oid === headOid) return;
+    await this.opts.onUpdated?.(name, headOid);
+    this.log.info({ part: name, from: st.loaded.oid.slice(0, 7), to: headOid.slice(0, 7) }, 'part reloaded: its HEAD had moved under the service');
+    st.loaded = { oid: headOid };
   }
 
   private async bringUpToDate(name: PartName, repo: Repo, force: boolean): Promise<void> {
@@ -299,20 +402,37 @@ export class UpdatableParts {
     this.noteLocalChanges(name, changed.length > 0);
     if (changed.length > 0 && !force) throw new UpdateError(409, 'localChanges', changed.slice(0, 10).join(', '));
     const history = new History(repo);
-    const forward = await history.contains(remoteOid, pos.headOid);
-    const bundled = pos.headOid === (await bundledCommit(repo));
-    if (!forward && !bundled && !force) {
-      if (!(await history.contains(pos.headOid, remoteOid))) throw new UpdateError(409, 'diverged', `local ${pos.headOid.slice(0, 7)}, origin ${remoteOid.slice(0, 7)}`);
-      // Origin has nothing HEAD lacks: only local commits, which stay.
-      return;
+    // The bundled snapshot is not an admin's work: the origin replaces it without force.
+    const discard = force || pos.headOid === (await bundledCommit(repo));
+    // The branch is what moves (HEAD may be detached elsewhere): its commits decide.
+    let target = remoteOid;
+    if (!discard) {
+      const move = await branchMove(history, pos.branchOid, remoteOid);
+      if (move === 'diverged') throw divergedError(`the branch ${branch}`, pos.branchOid!, remoteOid);
+      // Origin has nothing the branch lacks: only local commits, which stay.
+      if (move === 'ahead') target = pos.branchOid!;
+      const tagged = new Set((await listTagInfos(repo)).map((tag) => tag.commitOid));
+      if (await detachedCommitsLost(history, pos, [target, remoteOid], tagged)) throw divergedError('the detached HEAD', pos.headOid, target);
     }
     const onBranch = pos.headRef === `refs/heads/${branch}`;
-    if (pos.headOid === remoteOid && onBranch && changed.length === 0) return;
+    if (pos.headOid === target && onBranch && changed.length === 0) {
+      await this.reloadIfMoved(name, pos.headOid);
+      return;
+    }
+    // Files git does not track would keep a folder the origin removed (a platform without its
+    // manifest then fails the update): named, and removed with the folder when forced.
+    const left = await leftInRemovedFolders(repo, pos.headOid, target);
+    if (left.files.length > 0 && !force) {
+      throw new UpdateError(409, 'localChanges', `files git does not track, in folders the update removes: ${someFiles(left.files)} (remove them, or force=yes removes them)`);
+    }
     await withRollback(repo, pos, async () => {
-      await moveBranch(repo, branch, remoteOid, force);
-      await this.opts.onUpdated?.(name, remoteOid);
-    }, await untrackedInTheWay(repo, pos.headOid, remoteOid));
+      await moveBranch(repo, branch, target, { force, discard });
+      for (const folder of left.folders) await rm(join(repo.dir, folder), { recursive: true, force: true });
+      if (left.files.length > 0) this.log.info({ part: name, files: left.files }, 'forced update: removed the files git did not track in folders the origin removed');
+      await this.opts.onUpdated?.(name, target);
+    }, [...(await untrackedInTheWay(repo, pos.headOid, target)), ...left.files]);
+    this.state(name).loaded = { oid: target };
     this.noteLocalChanges(name, false);
-    this.log.info({ part: name, from: pos.headOid.slice(0, 7), to: remoteOid.slice(0, 7), force }, 'part updated');
+    this.log.info({ part: name, from: pos.headOid.slice(0, 7), to: target.slice(0, 7), force }, 'part updated');
   }
 }

@@ -27,6 +27,12 @@ export interface StatusRecord {
   bundled?: boolean;
   /** an update of this part is running */
   updating?: boolean;
+  /** app: the commit whose install and build did not complete (an update cut off): re-run by the next update */
+  buildPending?: string;
+  /** data parts: the commit the running service read the part at (at start, or its last update) */
+  loadedOid?: string;
+  /** HEAD is not `loadedOid` (the folder changed under the service): an update reloads it */
+  reloadNeeded?: boolean;
 }
 
 export interface RecordInput {

@@ -1,5 +1,5 @@
 import t from 'tap';
-import { mkdir } from 'node:fs/promises';
+import { mkdir, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
 import type { AddressInfo } from 'node:net';
@@ -7,7 +7,7 @@ import { fs, git } from '../../src/updates/git.js';
 import type { AppUpdateSteps } from '../../src/updates/app-update.js';
 import { openBrowser } from '../helpers/browser.js';
 import { startGitServer } from '../helpers/git-server.js';
-import { cloneInto, Upstream } from '../helpers/git-fixtures.js';
+import { cloneInto, commitLocally, Upstream } from '../helpers/git-fixtures.js';
 import { startService, tempDir } from '../helpers/service.js';
 import { ADMIN } from '../helpers/accounts.js';
 
@@ -66,6 +66,20 @@ if (browser) {
     const lines = (await text('#update-log')).split('\n').filter((l) => l !== '');
     for (const n of [1, 2, 3, 4]) t.equal(lines.filter((l) => l.includes(`install: step ${n} of 4`)).length, 1, `install step ${n} shown once`);
     t.same(lines, [...new Set(lines)], 'no line of the log twice');
+  });
+
+  t.test('a build left pending and a folder changed under the service are said', async (t) => {
+    await writeFile(join(root, 'var', 'app-build-pending.json'), JSON.stringify({ commit: 'abcdef0123456789', target: 'v2' }));
+    const moved = await commitLocally(join(root, 'repos', 'platforms'), join(root, 'repos', '.gitdirs', 'platforms'), { 'notes.txt': 'by hand\n' }, 'by hand');
+    await page.goto(`${base}/admin`);
+    await page.click('#gate-login');
+    await page.fill('#login-form [name="username"]', ADMIN.userid);
+    await page.fill('#login-form [name="password"]', ADMIN.password);
+    await page.click('#login-form button[type="submit"]');
+    await page.waitForSelector('#part-app .status .notice.warn', { timeout: 60_000 });
+    t.match(await text('#part-app .status'), /The install and build of abcdef0 did not complete/);
+    await page.waitForSelector('#part-platforms .status .notice.warn', { timeout: 60_000 });
+    t.match(await text('#part-platforms .status'), new RegExp(`the folder is at ${moved.slice(0, 7)}\\): update to read it again`));
   });
 
   t.test('the page reported no error', async (t) => {

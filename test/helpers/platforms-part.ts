@@ -18,9 +18,9 @@ export interface PlatformsPart {
 
 /**
  * An origin holding the demo platform, served over HTTP and cloned as the platforms part
- * (metadata under repos/.gitdirs), and the service running on it.
+ * (metadata under repos/.gitdirs), and the service running on it (its log lines into `logs`, if given).
  */
-export async function platformsClone(t: Test, env: Record<string, string> = {}): Promise<PlatformsPart> {
+export async function platformsClone(t: Test, env: Record<string, string> = {}, logs?: string[]): Promise<PlatformsPart> {
   const root = await tempDir(t);
   const server = await startGitServer(join(root, 'served'));
   t.teardown(() => server.close());
@@ -29,6 +29,6 @@ export async function platformsClone(t: Test, env: Record<string, string> = {}):
   const dir = join(root, 'repos', 'platforms');
   const gitdir = join(root, 'repos', '.gitdirs', 'platforms');
   await cloneInto(up.url, dir, gitdir);
-  const { app, config } = await startService(t, root, { env: { PLATFORMS_ORIGIN: up.url, ...env } });
+  const { app, config } = await startService(t, root, { env: { PLATFORMS_ORIGIN: up.url, ...env }, logs });
   return { app, up, server, dir, gitdir, varDir: config.varDir };
 }

@@ -1,6 +1,7 @@
 import { mkdir, mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { Writable } from 'node:stream';
 import type { FastifyInstance } from 'fastify';
 import type { Test } from 'tap';
 import { buildApp, type BuildOptions } from '../../src/app.js';
@@ -25,6 +26,8 @@ export interface ServiceOptions {
   /** environment variables for readConfig (VAR_DIR and REPOS_DIR default to folders of `root`) */
   readonly env?: Record<string, string>;
   readonly build?: BuildOptions;
+  /** given: the service logs (level info) and each line goes here */
+  readonly logs?: string[];
 }
 
 /** The service on temporary var/ and repos/ folders under `root`, one worker, closed at the end of the test. */
@@ -41,9 +44,18 @@ export async function startService(t: Test, root: string, opts: ServiceOptions =
     AUTH_JOBS: 'never',
     ...opts.env,
   });
-  const app = await buildApp(config, false, opts.build);
+  const logs = opts.logs;
+  const stream = logs && new Writable({
+    write(chunk, _encoding, done) {
+      logs.push(String(chunk));
+      done();
+    },
+  });
+  const logger = stream ? { level: 'info', stream } : false;
+  const app = await buildApp(config, logger, opts.build);
   t.teardown(() => app.close());
   const res = await app.inject({ method: 'POST', url: '/api/admin/register', payload: { userid: ADMIN.userid, password: ADMIN.password, confirm: ADMIN.password } });
-  if (res.statusCode !== 201) throw new Error(`could not register the test administrator: ${res.body}`);
+  // 409: started again on the same var/ folder, the administrator is there already
+  if (res.statusCode !== 201 && res.statusCode !== 409) throw new Error(`could not register the test administrator: ${res.body}`);
   return { app, config };
 }

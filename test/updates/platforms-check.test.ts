@@ -1,4 +1,6 @@
 import t from 'tap';
+import { existsSync } from 'node:fs';
+import { mkdir, readFile, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import type { Test } from 'tap';
 import { fs, git } from '../../src/updates/git.js';
@@ -27,9 +29,9 @@ async function twoPlatforms(t: Test) {
   await cloneInto(up.url, dir, gitdir);
   const { app } = await startService(t, root, { env: { PLATFORMS_ORIGIN: up.url } });
   const head = await git.resolveRef({ fs, gitdir, ref: 'HEAD' });
-  const update = () => app.inject({ method: 'PUT', url: '/api/admin/platforms/status', headers: adminHeaders() });
+  const update = (query = '') => app.inject({ method: 'PUT', url: `/api/admin/platforms/status${query}`, headers: adminHeaders() });
   const names = () => [...app.platforms.names].sort();
-  return { app, up, gitdir, head, update, names };
+  return { app, up, dir, gitdir, head, update, names };
 }
 
 const refusals: Array<[string, FileChanges, RegExp]> = [
@@ -75,5 +77,38 @@ t.test('a platform moved to another folder under the same name is an accepted up
   await up.commit({ 'sd/manifest.json': null, 'sd/rules.yaml': null, ...platform('sciencedirect', 'sd', 'www.sciencedirect.com') }, 'moved');
   const res = await update();
   t.equal(res.statusCode, 200, res.body);
+  t.same(names(), ['aaas', 'sd']);
+});
+
+t.test('files git does not track in a platform folder the origin removes: named (409), removed with force=yes', async (t) => {
+  const { up, dir, gitdir, head, update, names } = await twoPlatforms(t);
+  await mkdir(join(dir, 'sd', 'old'), { recursive: true });
+  await writeFile(join(dir, 'sd', 'notes.txt'), 'mine\n');
+  await writeFile(join(dir, 'sd', 'old', 'rules.yaml~'), 'a backup\n');
+  const tip = await up.commit({ 'sd/manifest.json': null, 'sd/rules.yaml': null }, 'sd is gone');
+
+  const refused = await update();
+  t.equal(refused.statusCode, 409, refused.body);
+  t.match(refused.json(), { message: 'localChanges', detail: 'files git does not track, in folders the update removes: sd/notes.txt, sd/old/rules.yaml~ (remove them, or force=yes removes them)' });
+  t.equal(await git.resolveRef({ fs, gitdir, ref: 'HEAD' }), head, 'HEAD did not move');
+  t.same(names(), ['aaas', 'sd']);
+
+  const forced = await update('?force=yes');
+  t.equal(forced.statusCode, 200, forced.body);
+  t.equal(forced.json().headOid, tip);
+  t.notOk(existsSync(join(dir, 'sd')), 'the folder is gone, the files left in it too');
+  t.same(names(), ['aaas']);
+});
+
+t.test('a forced update that fails puts back the files it removed with a folder the origin removed', async (t) => {
+  const { up, dir, gitdir, head, update, names } = await twoPlatforms(t);
+  await writeFile(join(dir, 'sd', 'notes.txt'), 'mine\n');
+  await up.commit({ 'sd/manifest.json': null, 'sd/rules.yaml': null, 'aaas/rules.yaml': 'format: 1\nrules: [ { when: \n' }, 'sd is gone, aaas broken');
+  const res = await update('?force=yes');
+  t.equal(res.statusCode, 500, res.body);
+  t.match(res.json(), { message: 'updateFailed', detail: /^platforms not loaded: aaas: / });
+  t.equal(await git.resolveRef({ fs, gitdir, ref: 'HEAD' }), head, 'rolled back');
+  t.equal(await readFile(join(dir, 'sd', 'notes.txt'), 'utf8'), 'mine\n', 'the file is back');
+  t.ok(existsSync(join(dir, 'sd', 'manifest.json')));
   t.same(names(), ['aaas', 'sd']);
 });

@@ -160,3 +160,19 @@ t.test('a linked worktree cannot be read: 500 statusFailed saying why', async (t
   t.equal(res.statusCode, 500);
   t.match(res.json(), { message: 'statusFailed', detail: /linked git worktree/ });
 });
+
+t.test('a repository that cannot be read: 500 statusFailed naming the part, its path in the log only', async (t) => {
+  const root = await tempDir(t);
+  await mkdir(join(root, 'repos', 'platforms'), { recursive: true });
+  const dir = join(root, 'repos', 'resources');
+  // metadata without a single commit: what an interrupted clone or a damaged folder leaves
+  await mkdir(dir, { recursive: true });
+  await git.init({ fs, dir, gitdir: join(root, 'repos', '.gitdirs', 'resources'), defaultBranch: 'master' });
+  const logs: string[] = [];
+  const { app } = await startService(t, root, { logs });
+  const res = await app.inject({ url: '/api/admin/resources/status', headers: adminHeaders() });
+  t.equal(res.statusCode, 500);
+  t.same(res.json(), { statusCode: 500, error: 'Internal Server Error', message: 'statusFailed', detail: 'resources: the repository has no commit' });
+  t.notOk(res.body.includes(root), 'no server path in the answer');
+  t.ok(logs.some((l) => l.includes('update route failed') && l.includes(`${dir}: the repository has no commit`)), 'the cause, path included, in the log');
+});

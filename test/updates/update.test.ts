@@ -5,7 +5,7 @@ import { mkdir, readFile, writeFile } from 'node:fs/promises';
 import { dirname, join } from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
 import type { FastifyInstance } from 'fastify';
-import { fs, git } from '../../src/updates/git.js';
+import { fs, git, http } from '../../src/updates/git.js';
 import { startGitServer } from '../helpers/git-server.js';
 import { applyChanges, commitLocally, demoPlatform, Upstream } from '../helpers/git-fixtures.js';
 import { adminHeaders, startService, tempDir } from '../helpers/service.js';
@@ -52,15 +52,15 @@ t.test('9. two concurrent updates: one is refused with updateInProgress', async 
   t.equal((await put(app, 'platforms')).statusCode, 200, 'the next update may run');
 });
 
-t.test('10. origin unreachable: PUT answers 500 fetchFailed with the reason and touches nothing', async (t) => {
+t.test('10. origin unreachable: PUT answers 502 fetchFailed with the reason and touches nothing', async (t) => {
   const { app, up, server, dir, gitdir } = await platformsClone(t);
   await up.commit(demoPlatform('BOOK'), 'books');
   const before = await headOf(gitdir);
   const rules = await readFile(join(dir, 'demo', 'rules.yaml'), 'utf8');
   await server.close();
   const res = await put(app, 'platforms');
-  t.equal(res.statusCode, 500);
-  t.match(res.json(), { statusCode: 500, error: 'Internal Server Error', message: 'fetchFailed', detail: String });
+  t.equal(res.statusCode, 502, 'the origin failed, not the service (reference 3.5, scenario 10)');
+  t.match(res.json(), { statusCode: 502, error: 'Bad Gateway', message: 'fetchFailed', detail: String });
   t.ok(res.json().detail.length > 0, `the reason: ${res.json().detail}`);
   t.equal(await headOf(gitdir), before);
   t.equal(await readFile(join(dir, 'demo', 'rules.yaml'), 'utf8'), rules);
@@ -138,6 +138,23 @@ t.test('a diverged history is refused unless forced', async (t) => {
   t.match(forced.json(), { headOid: theirs, 'local-commits': false, 'from-head': 'uptodate' });
 });
 
+t.test('a branch with local commits while HEAD is detached on the origin\'s commit: not moved without force', async (t) => {
+  const { app, up, dir, gitdir } = await platformsClone(t);
+  const first = await headOf(gitdir);
+  const mine = await commitLocally(dir, gitdir, { 'demo/mine.txt': 'mine' }, 'here only');
+  await git.checkout({ fs, dir, gitdir, ref: first });
+  const theirs = await up.commit({ 'demo/notes.txt': 'theirs' }, 'on the origin');
+  const master = () => git.resolveRef({ fs, gitdir, ref: 'refs/heads/master' });
+  const refused = await put(app, 'platforms');
+  t.equal(refused.statusCode, 409);
+  t.match(refused.json(), { message: 'diverged', detail: /^the branch master [0-9a-f]{7} has commits/ });
+  t.equal(await master(), mine, 'the local commit is still on master');
+  t.equal(await headOf(gitdir), first, 'HEAD did not move');
+  const forced = await put(app, 'platforms', '?force=yes');
+  t.equal(forced.statusCode, 200);
+  t.equal(await master(), theirs, 'force=yes discards it');
+});
+
 t.test('local commits ahead of the origin: nothing to update, they stay', async (t) => {
   const { app, dir, gitdir } = await platformsClone(t);
   const mine = await commitLocally(dir, gitdir, { 'demo/mine.txt': 'mine' }, 'here only');
@@ -169,14 +186,37 @@ t.test('a fresh install: the bundled snapshot gives way to the origin without fo
   const tip = await up.init(demoPlatform('BOOK', 'Demo from the origin'));
   await applyChanges(join(root, 'repos', 'platforms'), demoPlatform('ARTICLE'));
   const { app } = await startService(t, root, { env: { PLATFORMS_ORIGIN: up.url } });
-  t.match(await (await app.inject({ method: 'GET', url: '/api/admin/platforms/status', headers: adminHeaders() })).json(), {
-    bundled: true, 'local-commits': false, 'from-head': 'outdated',
-  });
+  const first = (await app.inject({ method: 'GET', url: '/api/admin/platforms/status', headers: adminHeaders() })).json();
+  t.match(first, { bundled: true, 'local-commits': false, 'from-head': 'outdated' });
+  t.equal(first.loadedOid, first.headOid, 'read before it was a repository: its first commit is what the service runs');
+  t.notOk('reloadNeeded' in first);
   const res = await put(app, 'platforms');
   t.equal(res.statusCode, 200);
   t.match(res.json(), { headOid: tip, 'from-head': 'uptodate', 'local-commits': false });
   t.notOk('bundled' in res.json());
   t.equal((await app.inject({ url: '/info/platforms' })).json()[0].longname, 'Demo from the origin');
+});
+
+t.test('refused and failed updates leave a warning in the service log: the part, the code, the cause', async (t) => {
+  const logs: string[] = [];
+  const { app, up, dir, server } = await platformsClone(t, {}, logs);
+  const warnings = () => logs.map((l) => JSON.parse(l) as Record<string, unknown>).filter((l) => l.level === 40 && l.part === 'platforms');
+  const file = join(dir, 'demo', 'rules.yaml');
+  const rules = await readFile(file, 'utf8');
+
+  await writeFile(file, `${rules}# local edit\n`);
+  t.equal((await put(app, 'platforms')).statusCode, 409);
+  t.match(warnings().at(-1), { msg: 'part update refused', code: 'localChanges', cause: /demo\/rules\.yaml/, force: false });
+  await writeFile(file, rules);
+
+  await up.commit({ 'demo/rules.yaml': 'format: 1\nrules: [ { when: \n' }, 'broken rules');
+  t.equal((await put(app, 'platforms')).statusCode, 500);
+  t.match(warnings().at(-1), { msg: 'part update failed', code: 'updateFailed', cause: /^platforms not loaded: demo: / });
+
+  await server.close();
+  t.equal((await put(app, 'platforms', '?force=yes')).statusCode, 502);
+  t.match(warnings().at(-1), { msg: 'part update failed', code: 'fetchFailed', cause: String, force: true });
+  t.equal(warnings().length, 3, 'one line each');
 });
 
 t.test('no origin configured: PUT says so', async (t) => {
@@ -286,6 +326,34 @@ t.test('an update changes the rules for the next job, not for a job still runnin
 
   for (let i = 0; i < 100 && app.runtime.retiringPools > 0; i++) await sleep(20);
   t.equal(app.runtime.retiringPools, 0, 'the old pool closed once its job ended');
+});
+
+t.test('platforms moved on disk by another process: the record says reloadNeeded, and PUT reloads them', async (t) => {
+  const logs: string[] = [];
+  const { app, up, dir, gitdir } = await platformsClone(t, {}, logs);
+  const loaded = await headOf(gitdir);
+  const version = app.platforms.version;
+  t.match((await app.inject({ url: '/api/admin/platforms/status', headers: adminHeaders() })).json(), { loadedOid: loaded, headOid: loaded });
+  const pulled = await up.commit(demoPlatform('BOOK', 'Demo platform, pulled by hand'), 'books');
+  // a `git pull` by hand, outside the service
+  await git.fetch({ fs, http, dir, gitdir, remote: 'origin', ref: 'master', singleBranch: true });
+  await git.writeRef({ fs, gitdir, ref: 'refs/heads/master', value: pulled, force: true });
+  await git.checkout({ fs, dir, gitdir, ref: 'master', force: true });
+
+  const status = (await app.inject({ url: '/api/admin/platforms/status?refresh=1', headers: adminHeaders() })).json();
+  t.match(status, { headOid: pulled, remoteOid: pulled, 'from-head': 'uptodate', loadedOid: loaded, reloadNeeded: true }, 'up to date with the origin, but not what the service runs');
+  t.equal(app.platforms.version, version, 'nothing reloaded by itself');
+
+  const res = await put(app, 'platforms', '?force=yes');
+  t.equal(res.statusCode, 200, res.body);
+  t.match(res.json(), { headOid: pulled, loadedOid: pulled });
+  t.notOk('reloadNeeded' in res.json());
+  t.not(app.platforms.version, version, 'the platforms were read again');
+  t.equal((await app.inject({ url: '/info/platforms' })).json()[0].longname, 'Demo platform, pulled by hand');
+  t.ok(logs.some((l) => l.includes('part reloaded')), 'the log says so');
+  const again = app.platforms.version;
+  t.equal((await put(app, 'platforms')).statusCode, 200);
+  t.equal(app.platforms.version, again, 'once reloaded, nothing more to do');
 });
 
 t.test('jobs carry the middlewares\' commit from the start, not only after an update made since', async (t) => {

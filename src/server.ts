@@ -38,8 +38,7 @@ async function shutdown(signal: string): Promise<void> {
   const force = setTimeout(() => {
     app.log.error('shutdown took too long, exiting');
     process.exit(1);
-  }, 30_000);
-  force.unref();
+  }, 30_000); // kept referenced: the guard must be there to fire
   try {
     await closeService(app);
     process.exit(0);

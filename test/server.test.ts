@@ -107,6 +107,31 @@ t.test('SIGTERM with a client that reads nothing of its answer: the job ends (50
   t.same(rows, [{ state: 'aborted', status_code: 5003 }], 'its job ended as the shutdown\'s');
 });
 
+t.test('SIGTERM while a client is still uploading: the close goes to its end (workers, database, lock) before the exit', async (t) => {
+  const varDir = await mkdtemp(join(tmpdir(), 'logsift-server-'));
+  t.teardown(() => rm(varDir, { recursive: true, force: true }));
+  const { child, url, output } = await startServer(varDir);
+  const port = Number(new URL(url).port);
+  const socket = connect(port, '127.0.0.1');
+  socket.on('error', () => undefined);
+  socket.write(`POST / HTTP/1.1\r\nHost: x\r\nLog-Format-ezproxy: %h %l %u %t "%r" %s %b\r\nDouble-Click-Removal: false\r\nContent-Length: 100000000\r\n\r\n`);
+  // an upload still coming when the signal arrives, a line at a time
+  let i = 0;
+  const sending = setInterval(() => socket.write(LINE(i++)), 20);
+  await sleep(1500);
+  t.ok(await stat(join(varDir, 'logsift.lock')).then(() => true, () => false), 'the lock is held while the service runs');
+  child.kill('SIGTERM');
+  const [code] = (await once(child, 'exit')) as [number];
+  clearInterval(sending);
+  socket.destroy();
+  t.equal(code, 0, 'a clean exit');
+  // Node left the close half done when nothing else kept its event loop: the lock stayed, and
+  // the workers and the database were not closed.
+  t.notOk(await stat(join(varDir, 'logsift.lock')).then(() => true, () => false), 'the lock is let go: the close reached its end');
+  t.notOk(await stat(join(varDir, 'logsift.sqlite-wal')).then((s) => s.size > 0, () => false), 'the database closed (its write-ahead log emptied)');
+  t.match(output(), /shutting down/);
+});
+
 t.test('kill -9 during a job: after a restart the database is intact, the job is interrupted, its files readable, new jobs run', async (t) => {
   const varDir = await mkdtemp(join(tmpdir(), 'logsift-kill-'));
   t.teardown(() => rm(varDir, { recursive: true, force: true }));

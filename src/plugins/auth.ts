@@ -4,6 +4,7 @@ import { createHmac, randomBytes, timingSafeEqual } from 'node:crypto';
 import type { FastifyReply, FastifyRequest, preHandlerHookHandler } from 'fastify';
 import { UserStore, type User } from '../db/users.js';
 import { FailureLimiter } from '../auth/failure-limiter.js';
+import { VerifiedLogins } from '../auth/verified-logins.js';
 import { hashPassword, verifyPassword } from '../auth/passwords.js';
 import { ApiError, sendApiError } from '../http-errors.js';
 
@@ -142,6 +143,7 @@ export default fp(async (app) => {
   });
   // An unknown account is checked against this hash, so that it answers as slowly as a wrong password.
   let decoyHash: Promise<string> | undefined;
+  const verified = new VerifiedLogins();
 
   async function checkCredentials(username: string, password: string, request: FastifyRequest): Promise<void> {
     const account = username.trim().toLowerCase();
@@ -151,7 +153,9 @@ export default fp(async (app) => {
       throw new ApiError(429, 'tooManyFailures', { 'Retry-After': String(wait) });
     }
     const hash = users.passwordHash(account);
-    const ok = await verifyPassword(hash ?? (await (decoyHash ??= hashPassword(randomBytes(16).toString('hex')))), password);
+    const ok = (hash !== undefined && verified.has(account, password, hash))
+      || await verifyPassword(hash ?? (await (decoyHash ??= hashPassword(randomBytes(16).toString('hex')))), password);
+    if (ok && hash !== undefined) verified.add(account, password, hash);
     const user = ok && hash !== undefined ? users.get(account) : undefined;
     if (!user) {
       // (counted as a failure already, by beginAttempt)

@@ -101,6 +101,25 @@ t.test('repeated failures are refused for a while', async (t) => {
   t.equal((await attempt(basic(USER.userid, reset.json().password), '192.0.2.201')).statusCode, 403, 'logged in (and not an administrator)');
 });
 
+t.test('a client sending its credentials with every request pays one password check, not one a request', async (t) => {
+  const ta = await testApp(t);
+  const { admin } = await withUsers(t, ta);
+  const cpu = async (n: number) => {
+    const before = process.cpuUsage();
+    for (let i = 0; i < n; i++) t.equal((await ta.inject({ method: 'GET', url: '/api/admin/users', headers: { authorization: admin } })).statusCode, 200);
+    const used = process.cpuUsage(before);
+    return (used.user + used.system) / 1000;
+  };
+  const wrong = await ta.inject({ method: 'GET', url: '/api/admin/users', headers: { authorization: basic(ADMIN.userid, 'Not-the-words-1') }, remoteAddress: '192.0.2.1' });
+  t.equal(wrong.statusCode, 401, 'a wrong password is still checked');
+  const before = process.cpuUsage();
+  await ta.inject({ method: 'GET', url: '/api/admin/users', headers: { authorization: basic(ADMIN.userid, 'Not-the-words-2') }, remoteAddress: '192.0.2.1' });
+  const one = process.cpuUsage(before);
+  const oneCheck = (one.user + one.system) / 1000;
+  const twenty = await cpu(20);
+  t.ok(twenty < 5 * oneCheck, `20 requests with the right password: ${Math.round(twenty)} ms of CPU, one argon2 check ${Math.round(oneCheck)} ms`);
+});
+
 t.test('guesses sent all at once are capped as guesses in a row are', async (t) => {
   const ta = await testApp(t);
   const { admin } = await withUsers(t, ta);

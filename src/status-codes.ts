@@ -53,9 +53,14 @@ export const STATUS_CODES = {
   5004: { message: 'Too many jobs are running, try again later', http: 503 },
   // VAR_DIR's disk full or not writable, the database locked by another process or damaged
   5005: { message: 'The service cannot write its storage', http: 503 },
+  // DELETE /api/admin/jobs/{id}: a job whose client keeps it open for ever (ezPAARSE-Response-Timeout: 0)
+  5006: { message: 'An administrator stopped the job', http: 503 },
 } as const satisfies Record<number, StatusCodeInfo>;
 
 export type StatusCode = keyof typeof STATUS_CODES;
+
+/** The codes of a job stopped from outside (its client, the shutdown, an administrator): stopped, not failed. */
+export const STOPPED_FROM_OUTSIDE: ReadonlySet<number> = new Set([4039, 4040, 5003, 5006]);
 
 /**
  * An error with a status code of the table. `detail` says what to fix and goes into the

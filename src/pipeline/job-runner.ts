@@ -2,7 +2,7 @@ import { mkdir, rm } from 'node:fs/promises';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { join } from 'node:path';
 import iconv from 'iconv-lite';
-import { StatusError, isStatusError } from '../status-codes.js';
+import { STOPPED_FROM_OUTSIDE, StatusError, isStatusError } from '../status-codes.js';
 import type { Config } from '../config.js';
 import type { JobStore, JobProgress } from '../db/jobs.js';
 import { autoFormats } from './formats/auto-detect.js';
@@ -1043,8 +1043,8 @@ export class Job {
     if (!this.failure) this.failure = error;
     if (!this.abortController.signal.aborted) this.abortController.abort(error);
     await this.settle().catch(() => undefined);
-    const outcome: JobOutcome = error.code === 4039 || error.code === 4040 || error.code === 5003 ? 'aborted' : 'failed';
-    // A job stopped from outside (its client, the shutdown) still writes the events its checks
+    const outcome: JobOutcome = STOPPED_FROM_OUTSIDE.has(error.code) ? 'aborted' : 'failed';
+    // A job stopped from outside (its client, the shutdown, an administrator) still writes the events its checks
     // held, whose lines were read and counted: before, they were neither written nor rejected.
     // (A failed one may have failed in those checks: it writes nothing more.)
     if (outcome === 'aborted') {

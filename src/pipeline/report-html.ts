@@ -1,6 +1,7 @@
 import { createHash } from 'node:crypto';
 import type { ReportData, ReportValue } from './job-report.js';
 import { REJECT_INFO, REJECT_TEXTS_FR } from '../info/rejects.js';
+import { STOPPED_FROM_OUTSIDE } from '../status-codes.js';
 
 /**
  * The job report as one self-contained HTML page (reference 6.2 / routes 4.5), for a person:
@@ -67,9 +68,6 @@ export const REPORT_HTML_CSP = [
 ].join('; ');
 
 export const REFRESH_SECONDS = 5;
-
-/** The statuses of a job stopped from outside: 4039 (client gone), 4040 (client not reading), 5003 (shutdown). */
-const STOPPED_FROM_OUTSIDE: ReadonlySet<number> = new Set([4039, 4040, 5003]);
 
 export type ReportLanguage = 'en' | 'fr';
 

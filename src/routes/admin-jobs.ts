@@ -2,6 +2,7 @@ import type { FastifyInstance } from 'fastify';
 import { Type, type TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
 import type { Job } from '../pipeline/job-runner.js';
 import { ErrorBody, apiErrorHandler, errorBody } from '../http-errors.js';
+import { StatusError } from '../status-codes.js';
 
 const RunningJob = Type.Object({
   id: Type.String(),
@@ -36,6 +37,7 @@ export function updatesInTheWay(updating: readonly string[], appUpdateState: str
  *
  * GET /api/admin/jobs: the ids of the jobs running in this process (the reference's bare array),
  * or with `?details=1` one record per job with its progress and the user who submitted it.
+ * DELETE /api/admin/jobs/{id}: stops that job (5006), 202; 404 when no such job runs.
  */
 export default async function adminJobRoutes(instance: FastifyInstance): Promise<void> {
   const app = instance.withTypeProvider<TypeBoxTypeProvider>();
@@ -51,6 +53,20 @@ export default async function adminJobRoutes(instance: FastifyInstance): Promise
     const jobs = app.runningJobs.list();
     const wanted = request.query.details === '1' || request.query.details === 'true';
     return wanted ? jobs.map(details) : jobs.map((j) => j.id);
+  });
+
+  // One job ended without a restart: the operator's way out of a job its client holds open for
+  // ever (ezPAARSE-Response-Timeout: 0) or that takes more than its share.
+  app.delete('/jobs/:id', {
+    onRequest: app.requireAdmin,
+    schema: { params: Type.Object({ id: Type.String() }), response: { 202: Type.Null(), '4xx': ErrorBody } },
+  }, async (request, reply) => {
+    const job = app.runningJobs.get(request.params.id);
+    if (!job || job.state !== 'running') return reply.code(404).send(errorBody(404, 'unknownJob', 'no job of this id runs in this service'));
+    const by = request.user?.username ?? 'an administrator';
+    request.log.warn({ job: job.id, by }, 'job stopped by an administrator');
+    job.abort(new StatusError(5006, `stopped by ${by}`));
+    return reply.code(202).send(null);
   });
 
   app.post('/restart', {

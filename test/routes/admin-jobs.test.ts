@@ -53,6 +53,42 @@ t.test('GET /api/admin/jobs lists the running jobs, with their progress on deman
   t.equal(ta.app.jobStore.get(ids[0])?.lines_read, 50);
 });
 
+t.test('DELETE /api/admin/jobs/{id}: an administrator stops one job held open for ever (5006); the others go on', async (t) => {
+  const ta = await testApp(t);
+  const admin = await registerAdmin(t, ta);
+  const user = ta.app.userStore.create('user@example.org', ta.app.userStore.passwordHash(ADMIN.userid)!, 'user');
+  const base = await ta.listen();
+  // the client asks for no idle limit and sends nothing more: only an administrator can end it
+  let push!: (chunk: string | null) => void;
+  const body = new ReadableStream<Uint8Array>({
+    start(controller) {
+      push = (chunk) => (chunk === null ? controller.close() : controller.enqueue(new TextEncoder().encode(chunk)));
+    },
+  });
+  const response = fetch(`${base}/`, {
+    method: 'POST', body, duplex: 'half',
+    headers: { 'content-type': 'text/plain', authorization: admin, 'ezPAARSE-Response-Timeout': '0', TE: 'trailers' },
+  } as RequestInit);
+  push(LINE.repeat(5));
+  for (let i = 0; i < 200 && ta.app.runningJobs.size === 0; i++) await sleep(10);
+  const [id] = ta.app.runningJobs.list().map((j) => j.id);
+  const stop = (jobId: string, authorization = admin) => ta.inject({ method: 'DELETE', url: `/api/admin/jobs/${jobId}`, headers: { authorization } });
+  t.equal((await ta.inject({ method: 'DELETE', url: `/api/admin/jobs/${id}` })).statusCode, 401);
+  t.equal((await stop(id, basic(user.username, ADMIN.password))).statusCode, 403, 'not for a user');
+  t.match((await stop('00000000-0000-4000-8000-000000000000')).json(), { statusCode: 404, message: 'unknownJob' });
+  t.equal((await stop(id)).statusCode, 202);
+  const res = await response;
+  const text = await res.text();
+  // no event was sent yet: the refusal comes as a status and a JSON body
+  t.equal(res.status, 503);
+  t.equal(res.headers.get('service-status'), '5006');
+  t.match(text, /An administrator stopped the job: stopped by admin@example\.org/, 'its client is told');
+  for (let i = 0; i < 200 && ta.app.runningJobs.size > 0; i++) await sleep(10);
+  t.match(ta.app.jobStore.get(id), { state: 'aborted', status_code: 5006 }, 'recorded as stopped');
+  t.match(ta.logs.join(''), /job stopped by an administrator/);
+  push(null);
+});
+
 t.test('POST /api/admin/restart: 409 while jobs run, unless ?force=true; then the service closes and exits with 75', async (t) => {
   const exits: number[] = [];
   const ta = await testApp(t, {}, { updates: { exitProcess: (code) => exits.push(code) } });

@@ -52,11 +52,25 @@ async function loadJobs() {
       h('td', { class: 'num' }, formatNumber(j.linesRead)),
       h('td', { class: 'num' }, formatNumber(j.events)),
       h('td', { class: 'num' }, formatNumber(Object.values(j.rejects).reduce((a, b) => a + b, 0))),
+      h('td', {}, h('button', { type: 'button', class: 'link', onclick: (e) => void stopJob(e.currentTarget, j) }, 'Stop')),
     )));
   } catch (err) {
     $('#jobs-empty').hidden = false;
     $('#jobs-empty').textContent = messageOf(err);
   }
+}
+
+/** Stops one job (its client is told, 5006): the way out of a job held open for ever. */
+async function stopJob(button, job) {
+  if (!confirm(`Stop job ${job.id.slice(0, 8)} of ${job.user ?? 'an anonymous client'}? Its client gets an error (5006) after the events sent so far.`)) return;
+  button.disabled = true;
+  try {
+    await api(`/api/admin/jobs/${encodeURIComponent(job.id)}`, { method: 'DELETE' });
+    say('#jobs-message', `Job ${job.id.slice(0, 8)} stopped.`, 'ok');
+  } catch (err) {
+    say('#jobs-message', messageOf(err), 'bad');
+  }
+  await loadJobs();
 }
 
 // ---------------------------------------------------------------------------- users

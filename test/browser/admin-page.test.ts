@@ -112,6 +112,35 @@ if (browser) {
     await page.unroute('**/api/admin/platforms/status?refresh=1');
   });
 
+  t.test('running jobs: Stop ends one job, its client told (5006)', async (t) => {
+    // a job held open by its client, which sends nothing more
+    let push!: (chunk: string | null) => void;
+    const body = new ReadableStream<Uint8Array>({
+      start(controller) {
+        push = (chunk) => (chunk === null ? controller.close() : controller.enqueue(new TextEncoder().encode(chunk)));
+      },
+    });
+    const auth = `Basic ${Buffer.from('admin@example.org:Correct-Horse-1').toString('base64')}`;
+    const answer = fetch(`${base}/`, {
+      method: 'POST', body, duplex: 'half',
+      headers: { authorization: auth, 'Log-Format-ezproxy': '%h %l %u %t "%r" %s %b', 'ezPAARSE-Response-Timeout': '0' },
+    } as RequestInit);
+    push('1.2.3.4 - bob [10/Apr/2012:09:38:11 +0200] "GET http://x.com/ HTTP/1.1" 200 1234\n');
+    for (let i = 0; i < 200 && server.app.runningJobs.size === 0; i++) await sleep(10);
+    const [id] = server.app.runningJobs.list().map((j) => j.id);
+    await page.waitForSelector(`#jobs-table tr[data-job="${id}"] button`, { timeout: 20_000 });
+    page.once('dialog', (d) => void d.accept());
+    await page.click(`#jobs-table tr[data-job="${id}"] button`);
+    await page.waitForFunction((short) => new RegExp(`Job ${short} stopped`).test(document.querySelector('#jobs-message')?.textContent ?? ''), id.slice(0, 8), { timeout: 20_000 });
+    const res = await answer;
+    t.equal(res.headers.get('service-status'), '5006', 'its client is told');
+    await res.text();
+    push(null);
+    await page.waitForFunction((jobId) => !document.querySelector(`#jobs-table tr[data-job="${jobId}"]`), id, { timeout: 20_000 });
+    t.pass('the job left the list');
+    await screenshot('admin-job-stopped');
+  });
+
   t.test('the pages reported no error', async (t) => {
     t.same(browser.outside, []);
     t.same(browser.pageErrors, [], browser.pageErrors.join('\n'));

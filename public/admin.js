@@ -52,7 +52,7 @@ async function loadJobs() {
       h('td', { class: 'num' }, formatNumber(j.linesRead)),
       h('td', { class: 'num' }, formatNumber(j.events)),
       h('td', { class: 'num' }, formatNumber(Object.values(j.rejects).reduce((a, b) => a + b, 0))),
-      h('td', {}, h('button', { type: 'button', class: 'link', onclick: (e) => void stopJob(e.currentTarget, j) }, 'Stop')),
+      h('td', {}, h('button', { type: 'button', class: 'link', 'aria-label': `Stop job ${j.id.slice(0, 8)}`, onclick: (e) => void stopJob(e.currentTarget, j) }, 'Stop')),
     )));
   } catch (err) {
     $('#jobs-empty').hidden = false;

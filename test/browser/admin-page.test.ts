@@ -6,6 +6,7 @@ import type { Page } from 'playwright-core';
 import { startApp } from '../helpers/app.js';
 import { tempDir } from '../helpers/service.js';
 import { openBrowser } from '../helpers/browser.js';
+import { heldPost } from '../helpers/http.js';
 
 // what the page functions read in the browser (the tests are type-checked without the DOM's types)
 declare const document: { querySelector(selector: string): { textContent: string | null } | null };
@@ -114,17 +115,8 @@ if (browser) {
 
   t.test('running jobs: Stop ends one job, its client told (5006)', async (t) => {
     // a job held open by its client, which sends nothing more
-    let push!: (chunk: string | null) => void;
-    const body = new ReadableStream<Uint8Array>({
-      start(controller) {
-        push = (chunk) => (chunk === null ? controller.close() : controller.enqueue(new TextEncoder().encode(chunk)));
-      },
-    });
     const auth = `Basic ${Buffer.from('admin@example.org:Correct-Horse-1').toString('base64')}`;
-    const answer = fetch(`${base}/`, {
-      method: 'POST', body, duplex: 'half',
-      headers: { authorization: auth, 'Log-Format-ezproxy': '%h %l %u %t "%r" %s %b', 'ezPAARSE-Response-Timeout': '0' },
-    } as RequestInit);
+    const { push, response: answer } = heldPost(`${base}/`, { authorization: auth, 'Log-Format-ezproxy': '%h %l %u %t "%r" %s %b', 'ezPAARSE-Response-Timeout': '0' });
     push('1.2.3.4 - bob [10/Apr/2012:09:38:11 +0200] "GET http://x.com/ HTTP/1.1" 200 1234\n');
     for (let i = 0; i < 200 && server.app.runningJobs.size === 0; i++) await sleep(10);
     const [id] = server.app.runningJobs.list().map((j) => j.id);

@@ -84,3 +84,18 @@ export function multipart(parts: Array<{ name: string; type: string; data: Buffe
   chunks.push(Buffer.from(`--${boundary}--\r\n`));
   return { body: Buffer.concat(chunks), type: `multipart/form-data; boundary=${boundary}` };
 }
+
+/**
+ * A job posted with `fetch` whose upload stays open: `push` sends more of it, `push(null)` ends it.
+ * For tests that look at a job while it runs.
+ */
+export function heldPost(url: string, headers: Record<string, string>): { push: (chunk: string | null) => void; response: Promise<Response> } {
+  let push!: (chunk: string | null) => void;
+  const body = new ReadableStream<Uint8Array>({
+    start(controller) {
+      push = (chunk) => (chunk === null ? controller.close() : controller.enqueue(new TextEncoder().encode(chunk)));
+    },
+  });
+  const response = fetch(url, { method: 'POST', body, duplex: 'half', headers } as RequestInit);
+  return { push, response };
+}

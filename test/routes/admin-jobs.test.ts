@@ -1,6 +1,7 @@
 import t from 'tap';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { ADMIN, basic, registerAdmin, testApp } from '../helpers/accounts.js';
+import { heldPost } from '../helpers/http.js';
 
 const LINE = '1.2.3.4 - bob [10/Apr/2012:09:38:11 +0200] "GET http://x.com/ HTTP/1.1" 200 1234\n';
 
@@ -19,16 +20,7 @@ t.test('GET /api/admin/jobs lists the running jobs, with their progress on deman
 
   // A job whose upload stays open until the test has looked at it.
   const base = await ta.listen();
-  let push!: (chunk: string | null) => void;
-  const body = new ReadableStream<Uint8Array>({
-    start(controller) {
-      push = (chunk) => (chunk === null ? controller.close() : controller.enqueue(new TextEncoder().encode(chunk)));
-    },
-  });
-  const response = fetch(`${base}/`, {
-    method: 'POST', body, duplex: 'half',
-    headers: { 'content-type': 'text/plain', authorization: admin },
-  } as RequestInit);
+  const { push, response } = heldPost(`${base}/`, { 'content-type': 'text/plain', authorization: admin });
   push(LINE.repeat(50));
   for (let i = 0; i < 200 && ta.app.runningJobs.size === 0; i++) await sleep(10);
 
@@ -59,16 +51,7 @@ t.test('DELETE /api/admin/jobs/{id}: an administrator stops one job held open fo
   const user = ta.app.userStore.create('user@example.org', ta.app.userStore.passwordHash(ADMIN.userid)!, 'user');
   const base = await ta.listen();
   // the client asks for no idle limit and sends nothing more: only an administrator can end it
-  let push!: (chunk: string | null) => void;
-  const body = new ReadableStream<Uint8Array>({
-    start(controller) {
-      push = (chunk) => (chunk === null ? controller.close() : controller.enqueue(new TextEncoder().encode(chunk)));
-    },
-  });
-  const response = fetch(`${base}/`, {
-    method: 'POST', body, duplex: 'half',
-    headers: { 'content-type': 'text/plain', authorization: admin, 'ezPAARSE-Response-Timeout': '0', TE: 'trailers' },
-  } as RequestInit);
+  const { push, response } = heldPost(`${base}/`, { 'content-type': 'text/plain', authorization: admin, 'ezPAARSE-Response-Timeout': '0', TE: 'trailers' });
   push(LINE.repeat(5));
   for (let i = 0; i < 200 && ta.app.runningJobs.size === 0; i++) await sleep(10);
   const [id] = ta.app.runningJobs.list().map((j) => j.id);

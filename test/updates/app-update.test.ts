@@ -118,12 +118,18 @@ t.test('stable on a checkout ahead of the latest release: nothing to do, unless 
   t.same(calls, ['install 2.0.0', 'build 2.0.0', 'exit 75'], 'forced: back to the release');
 });
 
-t.test('local commits on the branch survive a stable update then a latest one: the split branch is not moved without force', async (t) => {
+/** An app checkout whose branch master holds a commit of its own, not on the origin. */
+async function withLocalFixOnMaster(t: Test) {
   const { calls, steps } = recorder();
-  const { app, up, appDir } = await withAppCheckout(t, steps);
-  const gitdir = join(appDir, '.git');
-  await git.checkout({ fs, dir: appDir, ref: 'master' });
-  const mine = await commitLocally(appDir, gitdir, { 'local.txt': 'a fix of ours\n' }, 'a local fix');
+  const checkout = await withAppCheckout(t, steps);
+  const gitdir = join(checkout.appDir, '.git');
+  await git.checkout({ fs, dir: checkout.appDir, ref: 'master' });
+  const mine = await commitLocally(checkout.appDir, gitdir, { 'local.txt': 'a fix of ours\n' }, 'a local fix');
+  return { ...checkout, calls, gitdir, mine };
+}
+
+t.test('local commits on the branch survive a stable update then a latest one: the split branch is not moved without force', async (t) => {
+  const { calls, app, up, appDir, gitdir, mine } = await withLocalFixOnMaster(t);
   const three = await up.commit({ 'package.json': pkg('3.0.0') }, 'release 3');
   await up.tag('v3');
   t.match(await status(app), { 'local-commits': true, headOid: mine });
@@ -151,11 +157,7 @@ t.test('local commits on the branch survive a stable update then a latest one: t
 });
 
 t.test('latest from a detached release while the branch is ahead of the origin: back on the branch, which stays', async (t) => {
-  const { calls, steps } = recorder();
-  const { app, appDir, tip } = await withAppCheckout(t, steps);
-  const gitdir = join(appDir, '.git');
-  await git.checkout({ fs, dir: appDir, ref: 'master' });
-  const mine = await commitLocally(appDir, gitdir, { 'local.txt': 'a fix of ours\n' }, 'a local fix');
+  const { calls, app, appDir, gitdir, mine, tip } = await withLocalFixOnMaster(t);
   await git.checkout({ fs, dir: appDir, ref: 'v2' });
   t.equal((await putApp(app, '?version=latest')).statusCode, 202);
   await app.appUpdater.settled;

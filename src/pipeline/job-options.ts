@@ -8,7 +8,7 @@ import { DEFAULT_OUTPUT_FIELDS, parseOutputFields, type OutputFieldsSpec } from 
 import { LINE_EVENT_FIELDS, STAGE_EVENT_FIELDS } from './event-shape.js';
 import { negotiateOutput } from './writers/index.js';
 import type { OutputFormat } from './writers/types.js';
-import { parseResponseEncoding, type ResponseEncoding } from './writers/encoding.js';
+import { parseResponseEncoding, readResponseCharset, readResponseCompression, type ResponseEncoding } from './writers/encoding.js';
 import { createCrypter } from './stages/anonymizer.js';
 import { REJECT_CATEGORIES, isRejectCategory, type RejectCategory } from './stages/types.js';
 import type { StatusFilter } from './stages/validity.js';
@@ -388,7 +388,7 @@ export function readJobOptions(headers: RequestHeaders, ctx: OptionsContext): Jo
   const requestCharset = givenCharset !== undefined
     ? readCharset(givenCharset, 4015, 'Request-Charset')
     : readCharset(bodyCharset(headers), 4015, 'the charset of Content-Type');
-  parseResponseEncoding(header(headers, 'response-charset'), undefined);
+  const responseCharset = readResponseCharset(header(headers, 'response-charset'));
   const exclusions = readDisableFilters(header(headers, 'disable-filters'));
   const { format, ignored } = readFormat(headers);
   const dateFormat = header(headers, 'date-format')?.trim() || DEFAULT_DATE_FORMAT;
@@ -401,7 +401,7 @@ export function readJobOptions(headers: RequestHeaders, ctx: OptionsContext): Jo
   const outputFields = parseOutputFields(header(headers, 'output-fields'));
   const cleanOnly = booleanHeader(headers, 'clean-only', false);
   const output = negotiateOutput(header(headers, 'accept'), cleanOnly);
-  const responseEncoding = parseResponseEncoding(header(headers, 'response-charset'), header(headers, 'response-encoding'));
+  const responseEncoding: ResponseEncoding = { charset: responseCharset, ...readResponseCompression(header(headers, 'response-encoding')) };
   const geoip = readGeoip(header(headers, 'geoip'));
   // The salt is drawn here, once per job, so that every worker hashes with the same key.
   const salt = header(headers, 'crypting-salt') || randomBytes(40).toString('base64');

@@ -20,10 +20,14 @@ export default fp(async (app) => {
       request.log.info({ limitMs }, 'request body not received in time: connection closed');
       reply.hijack();
       const res = reply.raw;
+      // an answer already begun cannot become a 408: the connection is only closed
+      if (res.headersSent) {
+        req.socket.destroy();
+        return;
+      }
       res.shouldKeepAlive = false;
       res.once('finish', () => req.socket.destroy());
       sendStatusError(res, new StatusError(4037, `the request's body did not all arrive within ${Math.round(limitMs / 1000)} s`));
-      if (res.headersSent === false) req.socket.destroy();
     }, limitMs);
     timer.unref();
     const clear = () => clearTimeout(timer);
@@ -31,7 +35,7 @@ export default fp(async (app) => {
     req.once('close', clear);
     reply.raw.once('finish', clear);
   });
-}, { name: 'request-bodies', dependencies: [] });
+}, { name: 'request-bodies' });
 
 function hasBody(headers: Record<string, string | string[] | undefined>): boolean {
   const length = headers['content-length'];

@@ -8,7 +8,7 @@ import { errorBody, ErrorBody } from '../http-errors.js';
 import { findResultFile, isJobId, jobDir } from '../pipeline/job-files.js';
 import { visibleText } from '../pipeline/job-inputs.js';
 import { recordedHeaders, type JobRow } from '../db/jobs.js';
-import { contentTypeWithCharset, parseResponseEncoding } from '../pipeline/writers/encoding.js';
+import { contentTypeWithCharset, readResponseCharset } from '../pipeline/writers/encoding.js';
 
 const JobParams = Type.Object({ jobId: Type.String({ maxLength: 64 }) });
 
@@ -65,7 +65,7 @@ export function attachment(name: string): string {
 /** The charset the job wrote its result in: its Response-Charset, as recorded with its headers. */
 function resultCharset(row: JobRow | undefined): string {
   try {
-    return parseResponseEncoding(recordedHeaders(row)['response-charset'], undefined).charset;
+    return readResponseCharset(recordedHeaders(row)['response-charset']);
   } catch {
     return 'utf-8';
   }

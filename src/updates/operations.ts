@@ -212,10 +212,9 @@ export async function moveBranch(repo: Repo, branch: string, oid: string, opts: 
   const ref = `refs/heads/${branch}`;
   const had = await resolveCommit(repo, ref);
   if (!opts.discard && had && !(await new History(repo).contains(oid, had))) throw divergedError(`the branch ${branch}`, had, oid);
-  const force = opts.force;
   await git.writeRef({ fs, gitdir: repo.gitdir, ref, value: oid, force: true });
   try {
-    await git.checkout({ fs, dir: repo.dir, gitdir: repo.gitdir, cache: repo.cache, ref: branch, force });
+    await git.checkout({ fs, dir: repo.dir, gitdir: repo.gitdir, cache: repo.cache, ref: branch, force: opts.force });
   } catch (err) {
     // untracked files in the way: the admin's, kept unless forced, as tracked changes are
     const e = err as { code?: string; data?: { filepaths?: string[] } };

@@ -35,20 +35,29 @@ export function parseResponseEncoding(
   charsetHeader: string | undefined,
   encodingHeader: string | undefined,
 ): ResponseEncoding {
-  let charset = charsetHeader?.trim() || 'utf-8';
-  if (isUtf8(charset)) charset = 'utf-8';
-  else if (!iconv.encodingExists(charset) || NOT_CHARSETS.has(canonical(charset))) {
+  return { charset: readResponseCharset(charsetHeader), ...readResponseCompression(encodingHeader) };
+}
+
+/** Response-Charset alone (a job's headers check it before its log format, reference 1.4). */
+export function readResponseCharset(charsetHeader: string | undefined): string {
+  const charset = charsetHeader?.trim() || 'utf-8';
+  if (isUtf8(charset)) return 'utf-8';
+  if (!iconv.encodingExists(charset) || NOT_CHARSETS.has(canonical(charset))) {
     throw new StatusError(4016, `Response-Charset: "${charset}" (known charsets: utf-8, iso-8859-1, windows-1252…)`);
   }
+  return charset;
+}
 
+/** Response-Encoding alone (checked with the writer, after Output-Fields). */
+export function readResponseCompression(encodingHeader: string | undefined): Omit<ResponseEncoding, 'charset'> {
   const wanted = encodingHeader?.trim();
-  if (!wanted) return { charset, compression: undefined, contentEncoding: undefined };
+  if (!wanted) return { compression: undefined, contentEncoding: undefined };
   const names = wanted.split(',').map((item) => item.split(';')[0].trim().toLowerCase());
   const compression = names.includes('gzip') || names.includes('x-gzip') ? 'gzip' : names.includes('deflate') ? 'deflate' : undefined;
   if (!compression) {
     throw new StatusError(4005, `Response-Encoding: "${wanted}" names neither gzip nor deflate`);
   }
-  return { charset, compression, contentEncoding: compression };
+  return { compression, contentEncoding: compression };
 }
 
 /** `type; charset=name`, replacing a charset parameter already there. */

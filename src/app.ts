@@ -24,6 +24,7 @@ import healthRoutes from './routes/health.js';
 import castorRoutes from './routes/castor.js';
 import formatRoutes from './routes/format.js';
 import jobResultRoutes from './routes/job-result.js';
+import jobHistoryRoutes from './routes/job-history.js';
 import sessionRoutes from './routes/session.js';
 import securityHeaders from './plugins/security-headers.js';
 import closingConnections from './plugins/closing-connections.js';
@@ -152,6 +153,7 @@ export async function buildApp(config: Config, logger: boolean | object = { leve
   await app.register(adminUpdateRoutes);
   await app.register(jobRoutes);
   await app.register(jobResultRoutes);
+  await app.register(jobHistoryRoutes);
   await app.register(jobFileRoutes, { access: jobFileAccess(app), report: reportContext(app) });
   await app.register(jobFileRoutes, { prefix: '/api/logs', access: jobFileAccess(app), report: reportContext(app) });
   return app;

@@ -44,6 +44,28 @@ export function recordedHeaders(row: Pick<JobRow, 'request_headers'> | undefined
   }
 }
 
+/** One line of a job history: the job's row, its submitter's current login (or the one it was submitted with). */
+export interface HistoryRow {
+  id: string;
+  state: JobState;
+  login: string | null;
+  created_at: string;
+  ended_at: string | null;
+  lines_read: number;
+  events: number;
+  denied: number;
+  status_code: number | null;
+  status_message: string | null;
+}
+
+export interface HistoryQuery {
+  /** one account's jobs (its id); all jobs when undefined */
+  owner?: number;
+  /** the jobs created before this one (the last of the previous page) */
+  before?: { createdAt: string; id: string };
+  limit: number;
+}
+
 export const INTERRUPTED_MESSAGE = 'The service stopped while the job was running';
 
 /** The job table's statements, prepared once. */
@@ -55,6 +77,8 @@ export class JobStore {
   private readonly interrupt;
   private readonly endedBeforeQuery;
   private readonly remove;
+  private readonly historyAll;
+  private readonly historyOwner;
 
   constructor(private readonly db: Db) {
     this.insert = db.prepare(`INSERT INTO jobs (id, state, user_id, owner, created_at, request_headers, platforms_version)
@@ -73,6 +97,14 @@ export class JobStore {
     // A job that never got an end time (the process died) is aged from its start.
     this.endedBeforeQuery = db.prepare(`SELECT id FROM jobs WHERE state != 'running' AND coalesce(ended_at, created_at) < ?`).pluck();
     this.remove = db.prepare('DELETE FROM jobs WHERE id = ?');
+    // Newest first; the page's cursor is the last job shown, by (created_at, id), as two jobs may start in the same millisecond.
+    const history = (where: string) => db.prepare(`SELECT j.id, j.state, coalesce(u.userid, j.user_id) AS login, j.created_at,
+      j.ended_at, j.lines_read, j.events, j.denied, j.status_code, j.status_message
+      FROM jobs j LEFT JOIN users u ON u.id = j.owner
+      WHERE ${where} (@beforeAt IS NULL OR (j.created_at, j.id) < (@beforeAt, @beforeId))
+      ORDER BY j.created_at DESC, j.id DESC LIMIT @limit`);
+    this.historyAll = history('');
+    this.historyOwner = history('j.owner = @owner AND');
   }
 
   /** `write` (a call of this store) retried while another process holds the file: see writeWhenFree */
@@ -110,6 +142,13 @@ export class JobStore {
 
   get(id: string): JobRow | undefined {
     return this.byId.get(id) as JobRow | undefined;
+  }
+
+  /** A page of the job history, newest first. */
+  history(q: HistoryQuery): HistoryRow[] {
+    const params = { beforeAt: q.before?.createdAt ?? null, beforeId: q.before?.id ?? null, limit: q.limit };
+    const rows = q.owner === undefined ? this.historyAll.all(params) : this.historyOwner.all({ ...params, owner: q.owner });
+    return rows as HistoryRow[];
   }
 
   /** Ids of the jobs that ended before `cutoff` (ISO time); running jobs never. */

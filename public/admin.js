@@ -1,11 +1,11 @@
 // The administration page: usage, running jobs, users, and the status and update of the four
 // parts, all through the REST routes with the administrator's credentials from the login box.
-import { $, h, api, currentUser, formatBytes, formatNumber, messageOf, onSessionChange, openLogin, setupLogin } from './common.js';
+import { $, h, api, currentUser, formatBytes, formatNumber, historyRows, messageOf, onSessionChange, openLogin, setupLogin } from './common.js';
 import { barChart, columnChart } from './charts.js';
 
 const PARTS = ['app', 'platforms', 'middlewares', 'resources'];
 const PART_NAMES = { app: 'The service', platforms: 'Platforms', middlewares: 'Middlewares', resources: 'Resources' };
-const timers = { jobs: 0, log: 0 };
+const timers = { jobs: 0, log: 0, runningIds: undefined };
 
 const say = (id, text, kind = '') => {
   const el = $(id);
@@ -40,9 +40,26 @@ async function loadUsage() {
 
 // ---------------------------------------------------------------------------- jobs
 
+async function loadHistory() {
+  try {
+    const jobs = await api('/api/jobs?limit=20');
+    $('#history-empty').hidden = jobs.length > 0;
+    $('#history-table tbody').replaceChildren(...historyRows(jobs, { withUser: true }));
+  } catch (err) {
+    $('#history-empty').hidden = false;
+    $('#history-empty').textContent = messageOf(err);
+  }
+}
+
 async function loadJobs() {
   try {
     const jobs = await api('/api/admin/jobs?details=1');
+    // a job started or ended: the history has news
+    const ids = jobs.map((j) => j.id).join();
+    if (ids !== timers.runningIds) {
+      timers.runningIds = ids;
+      void loadHistory();
+    }
     $('#jobs-empty').hidden = jobs.length > 0;
     $('#jobs-table tbody').replaceChildren(...jobs.map((j) => h('tr', { dataset: { job: j.id } },
       h('td', { class: 'mono' }, j.id.slice(0, 8)),
@@ -234,6 +251,7 @@ function setupParts() {
 
 async function show(user) {
   clearInterval(timers.jobs);
+  timers.runningIds = undefined;
   const admin = user?.group === 'admin';
   $('#admin').hidden = !admin;
   $('#gate').hidden = admin;

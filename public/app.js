@@ -2,7 +2,7 @@
 // the job: a deferred job (PUT /{id}) whose upload streams from the files, its progress polled
 // from /api/jobs/{id}/progress, and links to its result and report at the end.
 import {
-  $, h, api, ApiError, authHeaders, currentUser, formatBytes, formatDuration, formatNumber, messageOf,
+  $, h, api, ApiError, authHeaders, currentUser, formatBytes, formatDuration, formatNumber, historyRows, messageOf,
   onSessionChange, openLogin, setupLogin, uuid,
 } from './common.js';
 
@@ -439,6 +439,26 @@ function finish(job, outcome) {
   }
   if (outcome.progress) showResult(job, outcome.progress, outcome.ok);
   refresh();
+  void loadHistory();
+}
+
+/** The logged user's last jobs, with links to their reports; hidden without a login. */
+async function loadHistory() {
+  const user = currentUser();
+  $('#history').hidden = !user;
+  if (!user) {
+    $('#history-table tbody').replaceChildren();
+    return;
+  }
+  try {
+    const jobs = await api(`/api/jobs/${encodeURIComponent(user.username)}?limit=10`);
+    $('#history-empty').hidden = jobs.length > 0;
+    $('#history-empty').textContent = 'No job yet.';
+    $('#history-table tbody').replaceChildren(...historyRows(jobs));
+  } catch (err) {
+    $('#history-empty').hidden = false;
+    $('#history-empty').textContent = messageOf(err);
+  }
 }
 
 async function start() {
@@ -527,7 +547,8 @@ async function load() {
   page.rejects = rejects;
   const showLoginNeeded = () => { $('#login-needed').hidden = !(app.jobsNeedLogin && !currentUser()); };
   showLoginNeeded();
-  onSessionChange(() => { showLoginNeeded(); refresh(); });
+  onSessionChange(() => { showLoginNeeded(); refresh(); void loadHistory(); });
+  void loadHistory();
 
   const groups = new Map();
   for (const [id, s] of Object.entries(settings)) {

@@ -45,6 +45,28 @@ export function formatDuration(ms) {
   return `${s} s`;
 }
 
+const STATE_LABELS = { running: 'running', done: 'done', failed: 'failed', aborted: 'stopped', interrupted: 'interrupted' };
+
+/**
+ * Rows of a job history (GET /api/jobs…): when, state, counts and a link to the report, opened
+ * with the job's ticket (a link cannot carry the password). `withUser`: a column for the submitter.
+ */
+export function historyRows(jobs, { withUser = false } = {}) {
+  return jobs.map((j) => {
+    const q = j.ticket ? `?ticket=${encodeURIComponent(j.ticket)}` : '';
+    const started = new Date(j.createdAt);
+    return h('tr', { dataset: { job: j.jobId } },
+      h('td', { class: 'mono' }, j.jobId.slice(0, 8)),
+      withUser ? h('td', {}, j.userId ?? 'anonymous') : null,
+      h('td', {}, h('time', { datetime: j.createdAt }, started.toLocaleString())),
+      h('td', { title: j.statusMessage ?? undefined }, STATE_LABELS[j.state] ?? j.state),
+      h('td', { class: 'num' }, formatNumber(j.linesRead)),
+      h('td', { class: 'num' }, formatNumber(j.events)),
+      h('td', {}, h('a', { href: `/${j.jobId}/job-report.html${q}`, target: '_blank', rel: 'noopener', 'aria-label': `Report of job ${j.jobId.slice(0, 8)}` }, 'Open')),
+    );
+  });
+}
+
 /** A version 4 UUID from the browser's random generator (crypto.randomUUID needs HTTPS). */
 export function uuid() {
   const b = crypto.getRandomValues(new Uint8Array(16));

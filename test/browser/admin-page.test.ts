@@ -133,6 +133,19 @@ if (browser) {
     await screenshot('admin-job-stopped');
   });
 
+  t.test('recent jobs: the last jobs of every user, each with a link to its report', async (t) => {
+    const [row] = server.app.jobStore.history({ limit: 1 });
+    const selector = `#history-table tr[data-job="${row.id}"]`;
+    await page.waitForSelector(selector, { timeout: 20_000 });
+    const cells = await page.$$eval(`${selector} td`, (tds) => tds.map((td) => ((td as unknown as { textContent: string }).textContent ?? '').trim()));
+    t.same([cells[0], cells[1], cells[3], cells[4]], [row.id.slice(0, 8), 'admin@example.org', 'stopped', '1'], 'the job stopped above, its user, state and lines');
+    const href = await page.getAttribute(`${selector} a`, 'href');
+    t.match(href, new RegExp(`^/${row.id}/job-report\\.html\\?ticket=`), 'the link carries a ticket, not the password');
+    const report = await page.goto(`${base}${href}`);
+    t.equal(report?.status(), 200, 'and opens the report');
+    await page.goto(`${base}/admin`);
+  });
+
   t.test('the pages reported no error', async (t) => {
     t.same(browser.outside, []);
     t.same(browser.pageErrors, [], browser.pageErrors.join('\n'));

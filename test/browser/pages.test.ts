@@ -283,6 +283,16 @@ if (browser) {
     t.equal(bare.status(), 401, 'the result needs a login');
     const ticketed = await other.request.get(`${base}${href}`);
     t.equal(ticketed.status(), 200, 'the ticket opens it');
+
+    // The librarian's own recent jobs, under the form: the two above, newest first, never the administrator's.
+    const doneId = await text(other, '#job-id');
+    await other.waitForSelector(`#history-table tr[data-job="${doneId}"]`, { timeout: 20_000 });
+    const rows = await other.$$eval('#history-table tbody tr', (trs) => trs.map((tr) => (tr as unknown as { dataset: { job: string } }).dataset.job));
+    t.same(rows, [doneId, cancelledId], 'the librarian\'s jobs, newest first');
+    t.match(await text(other, `#history-table tr[data-job="${cancelledId}"]`), /stopped/);
+    const report = await other.request.get(`${base}${await other.getAttribute(`#history-table tr[data-job="${doneId}"] a`, 'href')}`);
+    t.equal(report.status(), 200, 'its report link opens with the ticket');
+    await screenshot('08-recent-jobs', other);
     await other.close();
   });
 

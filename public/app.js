@@ -305,6 +305,42 @@ async function testFormat() {
   }
 }
 
+/** The predefined settings whose log format reads the first lines, each with a button to choose it. */
+async function discoverFormat() {
+  const out = $('#tester-out');
+  out.replaceChildren(h('p', { class: 'hint' }, 'Trying the predefined settings…'));
+  try {
+    const logLines = await firstLines();
+    if (!logLines) {
+      out.replaceChildren(h('p', { class: 'notice warn' }, 'Choose a file or paste lines first.'));
+      return;
+    }
+    const r = await api('/api/format/discover', { method: 'PUT', json: { logLines } });
+    if (r.settings.length === 0) {
+      out.replaceChildren(h('p', { class: 'notice warn', id: 'discover-verdict' }, `No predefined setting reads these lines (${r.tested} tried): write the log format of your proxy below, or ask your administrator to add your institution's settings.`));
+      return;
+    }
+    out.replaceChildren(
+      h('p', { class: 'notice ok', id: 'discover-verdict' }, `${r.settings.length} predefined setting(s) read these lines:`),
+      h('ul', { class: 'discovered' }, r.settings.slice(0, 20).map((s) => h('li', { dataset: { setting: s.id } },
+        h('button', { type: 'button', onclick: () => chooseSetting(s.id) }, 'Use'), ' ',
+        `${s.fullName} (${s.country || 'no country'}): ${s.matching} of the ${r.tested} lines, `, h('code', {}, s.format)))),
+      ...(r.settings.length > 20 ? [h('p', { class: 'hint' }, `and ${r.settings.length - 20} more.`)] : []),
+    );
+  } catch (err) {
+    const message = err instanceof ApiError && err.status === 422
+      ? 'Trying the predefined settings took too long on these lines.'
+      : messageOf(err);
+    out.replaceChildren(h('p', { class: 'notice bad' }, message));
+  }
+}
+
+function chooseSetting(id) {
+  $('#predefined').value = id;
+  applySetting(id);
+  $('#predefined').focus();
+}
+
 function renderTest(r, line, dateFormat) {
   const nodes = [];
   if (r.strictMatch && !r.recognised) {
@@ -572,6 +608,7 @@ $('#predefined-reset').addEventListener('click', () => {
 $('#step-settings').addEventListener('input', refresh);
 $('#step-settings').addEventListener('change', refresh);
 $('#test-format').addEventListener('click', () => void testFormat());
+$('#discover-format').addEventListener('click', () => void discoverFormat());
 $('#start').addEventListener('click', () => void start());
 $('#cancel').addEventListener('click', cancel);
 $('#again').addEventListener('click', () => {

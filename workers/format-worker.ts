@@ -5,14 +5,15 @@
  */
 import vm from 'node:vm';
 import { BudgetExceeded, testFormat, TesterInputError, type FormatTestInput, type FormatTestResult, type Matcher } from '../src/pipeline/formats/tester.js';
+import { discoverFormats, type DiscoverInput, type DiscoverResult } from '../src/pipeline/formats/discover.js';
 
-export interface FormatTask {
-  readonly input: FormatTestInput;
-  readonly budgetMs: number;
-}
+/** A format tried on pasted lines (`PUT /api/format/logparser`), or the predefined settings' formats (`PUT /api/format/discover`). */
+export type FormatTask =
+  | { readonly kind?: 'test'; readonly input: FormatTestInput; readonly budgetMs: number }
+  | { readonly kind: 'discover'; readonly input: DiscoverInput; readonly budgetMs: number };
 
-export type FormatTaskResult =
-  | { readonly ok: true; readonly result: FormatTestResult }
+export type FormatTaskResult<R = FormatTestResult> =
+  | { readonly ok: true; readonly result: R }
   | { readonly ok: false; readonly code: string; readonly message: string; readonly position?: number };
 
 const script = new vm.Script('r = null; m = new RegExp(s).exec(l); if (m !== null) r = Array.from(m, (x) => (x === undefined ? null : x));');
@@ -36,11 +37,11 @@ function budgetedMatcher(deadline: number): Matcher {
   };
 }
 
-export default function run(task: FormatTask): FormatTaskResult {
+export default function run(task: FormatTask): FormatTaskResult<FormatTestResult | DiscoverResult> {
   // The budget starts when the task does, not when it was queued or the thread started.
   const match = budgetedMatcher(Date.now() + task.budgetMs);
   try {
-    return { ok: true, result: testFormat(task.input, match) };
+    return { ok: true, result: task.kind === 'discover' ? discoverFormats(task.input, match) : testFormat(task.input, match) };
   } catch (err) {
     if (err instanceof BudgetExceeded) return { ok: false, code: 'tooCostly', message: err.message };
     if (err instanceof TesterInputError) return { ok: false, code: err.code, message: err.message, position: err.position };

@@ -2,7 +2,8 @@ import fp from 'fastify-plugin';
 import { Piscina } from 'piscina';
 import { RUNNING_FROM_SOURCE } from '../paths.js';
 import type { FormatTask, FormatTaskResult } from '../../workers/format-worker.js';
-import type { FormatTestInput } from '../pipeline/formats/tester.js';
+import type { FormatTestInput, FormatTestResult } from '../pipeline/formats/tester.js';
+import type { DiscoverInput, DiscoverResult } from '../pipeline/formats/discover.js';
 import { workerResourceLimits } from '../pipeline/worker-limits.js';
 
 const WORKER = new URL('../../workers/format-worker.js', import.meta.url).href;
@@ -16,7 +17,7 @@ export class FormatTesterBusy extends Error {}
 
 /** One thread for the format tester, apart from the parsing pool: a costly paste never slows jobs. */
 export class FormatTester {
-  private readonly piscina: Piscina<FormatTask, FormatTaskResult>;
+  private readonly piscina: Piscina<FormatTask, FormatTaskResult<FormatTestResult | DiscoverResult>>;
 
   constructor(private readonly budgetMs: number) {
     this.piscina = new Piscina({
@@ -35,10 +36,19 @@ export class FormatTester {
     this.piscina.on('error', () => undefined);
   }
 
-  async run(input: FormatTestInput): Promise<FormatTaskResult> {
+  run(input: FormatTestInput): Promise<FormatTaskResult<FormatTestResult>> {
+    return this.task({ input, budgetMs: this.budgetMs }) as Promise<FormatTaskResult<FormatTestResult>>;
+  }
+
+  /** The predefined settings' formats tried on the lines, under the same budget as one test. */
+  discover(input: DiscoverInput): Promise<FormatTaskResult<DiscoverResult>> {
+    return this.task({ kind: 'discover', input, budgetMs: this.budgetMs }) as Promise<FormatTaskResult<DiscoverResult>>;
+  }
+
+  private async task(task: FormatTask): Promise<FormatTaskResult<FormatTestResult | DiscoverResult>> {
     if (this.piscina.queueSize >= 8) throw new FormatTesterBusy('the format tester is busy');
     try {
-      return await this.piscina.run({ input, budgetMs: this.budgetMs }, { signal: AbortSignal.timeout(this.budgetMs + GRACE_MS) });
+      return await this.piscina.run(task, { signal: AbortSignal.timeout(this.budgetMs + GRACE_MS) });
     } catch (err) {
       // Aborted: the thread was stopped, whatever it was doing.
       if ((err as Error).name === 'AbortError') return { ok: false, code: 'tooCostly', message: 'the format took too long to run on the pasted lines' };

@@ -1,8 +1,9 @@
-import type { FastifyInstance } from 'fastify';
+import type { FastifyInstance, FastifyReply } from 'fastify';
 import { Type, type TSchema, type TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
 import { ErrorBody, apiErrorHandler, errorBody } from '../http-errors.js';
 import { FormatTesterBusy } from '../plugins/format-tester.js';
 import { TESTER_LIMITS } from '../pipeline/formats/tester.js';
+import { formatCandidates } from '../pipeline/formats/discover.js';
 
 const Family = Type.Union(['ezproxy', 'apache', 'squid', 'bibliopam'].map((f) => Type.Literal(f)));
 
@@ -31,6 +32,23 @@ const TestResult = Type.Object({
   lines: Type.Object({ tested: Type.Integer(), matching: Type.Integer() }),
 });
 
+const DiscoverBody = Type.Object({ logLines: Type.String() });
+
+const DiscoverResult = Type.Object({
+  /** the pasted lines tried (the first 20 non-blank ones) */
+  tested: Type.Integer(),
+  /** the settings whose log format reads at least one line, those reading the most first */
+  settings: Type.Array(Type.Object({
+    id: Type.String(),
+    fullName: Type.String(),
+    country: Type.String(),
+    proxy: Type.String(),
+    format: Type.String(),
+    dateFormat: Type.String(),
+    matching: Type.Integer(),
+  })),
+});
+
 const TesterError = Type.Object({ ...ErrorBody.properties, position: Type.Optional(Type.Integer()), code: Type.Optional(Type.Integer()) });
 
 /**
@@ -55,8 +73,33 @@ export default async function formatRoutes(instance: FastifyInstance): Promise<v
       throw err;
     }
     if (answer.ok) return answer.result;
-    if (answer.code === 'tooCostly') return reply.code(422).send({ ...errorBody(422, 'tooCostly', answer.message), code: 4038 });
-    const position = answer.position;
-    return reply.code(400).send({ ...errorBody(400, answer.code, answer.message), ...(position !== undefined ? { position } : {}) });
+    return refused(reply, answer);
   });
+
+  // The predefined settings whose log format reads the pasted lines (reference 5.4, "discover").
+  app.put('/api/format/discover', {
+    bodyLimit: 4 * TESTER_LIMITS.textBytes,
+    schema: { body: DiscoverBody, response: { 200: DiscoverResult, '4xx': TesterError, 503: ErrorBody } },
+  }, async (request, reply) => {
+    const settings = await app.predefinedSettings.all();
+    let answer;
+    try {
+      answer = await app.formatTester.discover({ logLines: request.body.logLines, candidates: formatCandidates(settings), defaultZone: app.config.defaultTimeZone });
+    } catch (err) {
+      if (err instanceof FormatTesterBusy) return reply.code(503).header('Retry-After', '2').send(errorBody(503, 'busy', err.message));
+      throw err;
+    }
+    if (!answer.ok) return refused(reply, answer);
+    const found = answer.result.formats.flatMap((f) => f.ids.map((id) => ({
+      id, fullName: settings[id].fullName, country: settings[id].country,
+      proxy: f.proxy, format: f.format, dateFormat: f.dateFormat, matching: f.matching,
+    })));
+    return { tested: answer.result.tested, settings: found };
+  });
+}
+
+function refused(reply: FastifyReply, answer: { code: string; message: string; position?: number }) {
+  if (answer.code === 'tooCostly') return reply.code(422).send({ ...errorBody(422, 'tooCostly', answer.message), code: 4038 });
+  const position = answer.position;
+  return reply.code(400).send({ ...errorBody(400, answer.code, answer.message), ...(position !== undefined ? { position } : {}) });
 }

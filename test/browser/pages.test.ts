@@ -110,6 +110,18 @@ if (browser) {
     await page.fill('#format', '');
     await page.selectOption('#proxy', '');
 
+    // which predefined settings read the first file's lines: each with a button choosing it
+    await page.click('#discover-format');
+    await page.waitForSelector('#discover-verdict');
+    t.match(await text(page, '#discover-verdict'), /^3 predefined setting\(s\) read these lines/);
+    const found = await page.$$eval('#tester-out li', (lis) => lis.map((li) => (li as unknown as { dataset: { setting: string } }).dataset.setting));
+    t.same([...found].sort(), ['local-yes-words', 'logsift-apache-common', 'logsift-ezproxy-standard'], 'the institution\'s and logsift\'s own with that format');
+    t.notMatch(await text(page, '#tester-out'), /null|undefined/, 'nothing but the list');
+    await screenshot('02-discover');
+    await page.click('#tester-out li[data-setting="local-yes-words"] button');
+    t.equal(await page.inputValue('#predefined'), 'local-yes-words', 'Use chooses the setting');
+    t.equal(await page.inputValue('#format'), '%h %l %u %t "%r" %s %b', 'and fills the form with it');
+
     await page.selectOption('#predefined', 'logsift-ezproxy-standard');
     t.equal(await page.inputValue('#proxy'), 'ezproxy', 'the setting fills the form');
     t.equal(await page.inputValue('#format'), '%h %l %u %t "%r" %s %b');

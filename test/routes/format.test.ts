@@ -1,4 +1,7 @@
 import t from 'tap';
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import { testApp } from '../helpers/accounts.js';
 
 const LINE = '1.2.3.4 - JOHN [30/Nov/2012:00:14:18 +0100] "GET http://www.sciencedirect.com:80/science/article/pii/S0967064508000301 HTTP/1.1" 200 224846';
@@ -68,4 +71,31 @@ t.test('PUT /api/format/logparser', async (t) => {
     const after = await put({ logLines: LINE });
     t.equal(after.statusCode, 200, 'the tester still works afterwards');
   });
+});
+
+t.test('PUT /api/format/discover: the predefined settings whose log format reads the pasted lines', async (t) => {
+  const dir = mkdtempSync(join(tmpdir(), 'logsift-discover-'));
+  t.teardown(() => rmSync(dir, { recursive: true, force: true }));
+  writeFileSync(join(dir, 'institutions.json'), JSON.stringify({
+    'univ-a': { fullName: 'University A', country: 'FR', headers: { 'Log-Format-ezproxy': '%h %l %u %t "%r" %s %b "%{ezproxy-session}i"' } },
+    'univ-b': { fullName: 'University B', country: 'BE', headers: { 'Log-Format-ezproxy': '%h %l %u %t "%r" %s %b "%{ezproxy-session}i"' } },
+    'univ-c': { fullName: 'University C', country: 'FR', headers: { 'Log-Format-ezproxy': '%h %l %u %t "%r" %s %b', 'Date-Format': 'YYYY-MM-DD' } },
+  }));
+  const ta = await testApp(t, { PREDEFINED_SETTINGS_DIR: dir });
+  const discover = (payload: unknown) => ta.inject({ method: 'PUT', url: '/api/format/discover', payload: payload as object });
+
+  const withSession = `${LINE} "AbCdEf12"`;
+  const res = await discover({ logLines: `${withSession}\n${withSession}\n${LINE}\n` });
+  t.equal(res.statusCode, 200);
+  t.same(res.json().tested, 3);
+  t.same(res.json().settings.map((s: { id: string; matching: number }) => [s.id, s.matching]), [
+    ['univ-a', 2], ['univ-b', 2], ['logsift-apache-common', 1], ['logsift-ezproxy-standard', 1],
+  ], 'the institutions with that format first (two lines), then logsift\'s own standard formats (the third line); not University C, whose dates read otherwise');
+  t.match(res.json().settings[0], { id: 'univ-a', fullName: 'University A', country: 'FR', proxy: 'ezproxy', format: /ezproxy-session/, dateFormat: 'DD/MMM/YYYY:HH:mm:ss Z', matching: 2 });
+  t.same((await discover({ logLines: 'not a log line' })).json(), { tested: 1, settings: [] }, 'nothing reads it: an empty list');
+
+  const long = await discover({ logLines: 'x'.repeat(9000) });
+  t.equal(long.statusCode, 400);
+  t.equal(long.json().message, 'lineTooLong', 'the same limits as the tester');
+  t.equal((await discover({})).statusCode, 400, 'logLines is required');
 });

@@ -1,0 +1,87 @@
+/**
+ * Which predefined settings read pasted lines (`PUT /api/format/discover`, the reference's
+ * "discover" on its format page): each distinct log format and date format of the settings is
+ * tried on the lines as a job counts them (the format matches, the date reads), and the settings
+ * whose format reads at least one line are listed, those reading the most lines first. A
+ * librarian who does not know the format of the proxy's logs finds an institution that has the same.
+ */
+import { compileFormat, isProxyFamily } from './compile.js';
+import { checkLine, type FormatExec } from './line-check.js';
+import { pastedLines, type Matcher } from './tester.js';
+import type { CompiledFormat, ProxyFamily } from './types.js';
+import { DEFAULT_DATE_FORMAT, makeEventTimer } from '../dates.js';
+
+/** One log format with its date format, and the settings that use it. */
+export interface FormatCandidate {
+  readonly proxy: ProxyFamily;
+  readonly format: string;
+  readonly dateFormat: string;
+  readonly ids: readonly string[];
+}
+
+export interface DiscoverInput {
+  readonly logLines: string;
+  readonly candidates: readonly FormatCandidate[];
+  readonly defaultZone: string;
+}
+
+export interface DiscoveredFormat {
+  readonly proxy: ProxyFamily;
+  readonly format: string;
+  readonly dateFormat: string;
+  readonly ids: readonly string[];
+  /** the lines it reads, of `tested` */
+  readonly matching: number;
+}
+
+export interface DiscoverResult {
+  readonly tested: number;
+  readonly formats: DiscoveredFormat[];
+}
+
+/**
+ * The distinct (proxy, log format, date format) of the settings that name a log format, in the
+ * settings' order; a setting naming several families gives one candidate each.
+ */
+export function formatCandidates(settings: Readonly<Record<string, { readonly headers: Readonly<Record<string, string>> }>>): FormatCandidate[] {
+  const byKey = new Map<string, { proxy: ProxyFamily; format: string; dateFormat: string; ids: string[] }>();
+  for (const [id, setting] of Object.entries(settings)) {
+    let dateFormat = DEFAULT_DATE_FORMAT;
+    const formats: Array<[ProxyFamily, string]> = [];
+    for (const [name, value] of Object.entries(setting.headers)) {
+      const lower = name.toLowerCase();
+      if (lower === 'date-format' && value.trim() !== '') dateFormat = value.trim();
+      const family = lower.startsWith('log-format-') ? lower.slice('log-format-'.length) : '';
+      if (isProxyFamily(family) && value.trim() !== '') formats.push([family, value.trim()]);
+    }
+    for (const [proxy, format] of formats) {
+      const key = JSON.stringify([proxy, format, dateFormat]);
+      const known = byKey.get(key);
+      if (known) known.ids.push(id);
+      else byKey.set(key, { proxy, format, dateFormat, ids: [id] });
+    }
+  }
+  return [...byKey.values()];
+}
+
+/** Tries every candidate on the pasted lines, each regex through `match` (the tester's time budget). */
+export function discoverFormats(input: DiscoverInput, match: Matcher): DiscoverResult {
+  const lines = pastedLines(input.logLines);
+  const exec: FormatExec = (format, line) => match(format.regex.source, line);
+  const found: DiscoveredFormat[] = [];
+  for (const candidate of input.candidates) {
+    let format: CompiledFormat;
+    let timer: ReturnType<typeof makeEventTimer>;
+    try {
+      format = compileFormat(candidate.proxy, candidate.format);
+      timer = makeEventTimer(candidate.dateFormat, input.defaultZone);
+    } catch {
+      continue; // a setting whose format does not compile reads nothing (the settings' check says why)
+    }
+    const matching = lines.filter((line) => checkLine(line, [format], timer, exec).time !== undefined).length;
+    if (matching > 0) found.push({ ...candidate, matching });
+  }
+  // the most lines read first; then the settings' order
+  found.sort((a, b) => b.matching - a.matching);
+  return { tested: lines.length, formats: found };
+}

@@ -5,7 +5,7 @@
  */
 import vm from 'node:vm';
 import { BudgetExceeded, testFormat, TesterInputError, type FormatTestInput, type FormatTestResult, type Matcher } from '../src/pipeline/formats/tester.js';
-import { discoverFormats, type DiscoverInput, type DiscoverResult } from '../src/pipeline/formats/discover.js';
+import { discoverFormats, type DiscoverInput, type DiscoverResult, type ManyMatcher } from '../src/pipeline/formats/discover.js';
 
 /** A format tried on pasted lines (`PUT /api/format/logparser`), or the predefined settings' formats (`PUT /api/format/discover`). */
 export type FormatTask =
@@ -18,6 +18,29 @@ export type FormatTaskResult<R = FormatTestResult> =
 
 const script = new vm.Script('r = null; m = new RegExp(s).exec(l); if (m !== null) r = Array.from(m, (x) => (x === undefined ? null : x));');
 const context = vm.createContext({ s: '', l: '', m: null, r: null });
+
+const manyScript = new vm.Script('r = null; re = new RegExp(s); r = ls.map((l) => { const m = re.exec(l); return m === null ? null : Array.from(m, (x) => (x === undefined ? null : x)); });');
+const manyContext = vm.createContext({ s: '', ls: [], re: null, r: null });
+
+/** One regex on many lines in one `vm` run: what the discovery of the predefined settings' formats needs. */
+function budgetedManyMatcher(deadline: number): ManyMatcher {
+  return (source, lines) => {
+    const left = deadline - Date.now();
+    if (left <= 0) throw new BudgetExceeded();
+    manyContext.s = source;
+    manyContext.ls = lines;
+    try {
+      manyScript.runInContext(manyContext, { timeout: Math.max(1, Math.ceil(left)) });
+    } catch (err) {
+      if ((err as NodeJS.ErrnoException).code === 'ERR_SCRIPT_EXECUTION_TIMEOUT') throw new BudgetExceeded();
+      throw err;
+    } finally {
+      manyContext.re = null;
+      manyContext.ls = [];
+    }
+    return manyContext.r as Array<Array<string | null> | null>;
+  };
+}
 
 function budgetedMatcher(deadline: number): Matcher {
   return (source, line) => {
@@ -39,9 +62,9 @@ function budgetedMatcher(deadline: number): Matcher {
 
 export default function run(task: FormatTask): FormatTaskResult<FormatTestResult | DiscoverResult> {
   // The budget starts when the task does, not when it was queued or the thread started.
-  const match = budgetedMatcher(Date.now() + task.budgetMs);
+  const deadline = Date.now() + task.budgetMs;
   try {
-    return { ok: true, result: task.kind === 'discover' ? discoverFormats(task.input, match) : testFormat(task.input, match) };
+    return { ok: true, result: task.kind === 'discover' ? discoverFormats(task.input, budgetedManyMatcher(deadline)) : testFormat(task.input, budgetedMatcher(deadline)) };
   } catch (err) {
     if (err instanceof BudgetExceeded) return { ok: false, code: 'tooCostly', message: err.message };
     if (err instanceof TesterInputError) return { ok: false, code: err.code, message: err.message, position: err.position };

@@ -80,8 +80,10 @@ t.test('PUT /api/format/discover: the predefined settings whose log format reads
     'univ-a': { fullName: 'University A', country: 'FR', headers: { 'Log-Format-ezproxy': '%h %l %u %t "%r" %s %b "%{ezproxy-session}i"' } },
     'univ-b': { fullName: 'University B', country: 'BE', headers: { 'Log-Format-ezproxy': '%h %l %u %t "%r" %s %b "%{ezproxy-session}i"' } },
     'univ-c': { fullName: 'University C', country: 'FR', headers: { 'Log-Format-ezproxy': '%h %l %u %t "%r" %s %b', 'Date-Format': 'YYYY-MM-DD' } },
+    // a custom regex that backtracks for ever on some lines
+    'univ-d': { fullName: 'University D', country: 'FR', headers: { 'Log-Format-ezproxy': '%{x}<(a+)+b>' } },
   }));
-  const ta = await testApp(t, { PREDEFINED_SETTINGS_DIR: dir });
+  const ta = await testApp(t, { PREDEFINED_SETTINGS_DIR: dir, FORMAT_TEST_BUDGET_MS: '300' });
   const discover = (payload: unknown) => ta.inject({ method: 'PUT', url: '/api/format/discover', payload: payload as object });
 
   const withSession = `${LINE} "AbCdEf12"`;
@@ -98,4 +100,9 @@ t.test('PUT /api/format/discover: the predefined settings whose log format reads
   t.equal(long.statusCode, 400);
   t.equal(long.json().message, 'lineTooLong', 'the same limits as the tester');
   t.equal((await discover({})).statusCode, 400, 'logLines is required');
+
+  const costly = await discover({ logLines: Array.from({ length: 20 }, () => `${'a'.repeat(40)}!`).join('\n') });
+  t.equal(costly.statusCode, 422, 'a setting\'s regex that backtracks on these lines: answered within the budget');
+  t.match(costly.json(), { message: 'tooCostly', code: 4038 });
+  t.equal((await discover({ logLines: LINE })).statusCode, 200, 'and the next request works');
 });

@@ -64,20 +64,34 @@ export function formatCandidates(settings: Readonly<Record<string, { readonly he
   return [...byKey.values()];
 }
 
-/** Tries every candidate on the pasted lines, each regex through `match` (the tester's time budget). */
-export function discoverFormats(input: DiscoverInput, match: Matcher): DiscoverResult {
+/**
+ * Runs one regex on every line within the time budget, an answer a line (throws BudgetExceeded past
+ * the budget). One call a format, not one a line: entering the budget's `vm` costs more than the match.
+ */
+export type ManyMatcher = (source: string, lines: readonly string[]) => Array<Array<string | null> | null>;
+
+/** A ManyMatcher made of a Matcher, a line at a time. */
+export const oneByOne = (match: Matcher): ManyMatcher => (source, lines) => lines.map((line) => match(source, line));
+
+/** Tries every candidate on the pasted lines, each format's regex through `matchMany` (the tester's time budget). */
+export function discoverFormats(input: DiscoverInput, matchMany: ManyMatcher): DiscoverResult {
   const lines = pastedLines(input.logLines);
-  const exec: FormatExec = (format, line) => match(format.regex.source, line);
   const found: DiscoveredFormat[] = [];
+  // a timer costs about a millisecond to make, and the settings share a few date formats
+  const timers = new Map<string, ReturnType<typeof makeEventTimer>>();
   for (const candidate of input.candidates) {
     let format: CompiledFormat;
     let timer: ReturnType<typeof makeEventTimer>;
     try {
       format = compileFormat(candidate.proxy, candidate.format);
-      timer = makeEventTimer(candidate.dateFormat, input.defaultZone);
+      timer = timers.get(candidate.dateFormat) ?? makeEventTimer(candidate.dateFormat, input.defaultZone);
+      timers.set(candidate.dateFormat, timer);
     } catch {
       continue; // a setting whose format does not compile reads nothing (the settings' check says why)
     }
+    const answers = new Map(lines.map((line, i) => [line, i]));
+    const matches = matchMany(format.regex.source, lines);
+    const exec: FormatExec = (_format, line) => matches[answers.get(line)!];
     const matching = lines.filter((line) => checkLine(line, [format], timer, exec).time !== undefined).length;
     if (matching > 0) found.push({ ...candidate, matching });
   }

@@ -1,7 +1,7 @@
 import t from 'tap';
 import { readFileSync } from 'node:fs';
 import { shared } from '../../helpers/shared.js';
-import { discoverFormats, formatCandidates } from '../../../src/pipeline/formats/discover.js';
+import { discoverFormats, formatCandidates, oneByOne } from '../../../src/pipeline/formats/discover.js';
 import type { Matcher } from '../../../src/pipeline/formats/tester.js';
 
 const plain: Matcher = (source, line) => {
@@ -34,11 +34,11 @@ t.test('the candidates: one per distinct family, format and date format, with th
 
 t.test('discovery: the formats reading the lines as a job would, the most lines first', async (t) => {
   const candidates = formatCandidates(SETTINGS);
-  const r = discoverFormats({ logLines: `${SESSION}\n${SESSION}\n${EZPROXY}\n\nnot a log line\n`, candidates, defaultZone: 'UTC' }, plain);
+  const r = discoverFormats({ logLines: `${SESSION}\n${SESSION}\n${EZPROXY}\n\nnot a log line\n`, candidates, defaultZone: 'UTC' }, oneByOne(plain));
   t.equal(r.tested, 4, 'blank lines left out');
   t.same(r.formats.map((f) => [f.ids, f.matching]), [[['session'], 2], [['plain', 'same'], 1]],
     'the session format reads two lines, the plain one the third (a regex anchored at both ends); the ISO date format none, the broken format nothing');
-  const none = discoverFormats({ logLines: 'nothing here', candidates, defaultZone: 'UTC' }, plain);
+  const none = discoverFormats({ logLines: 'nothing here', candidates, defaultZone: 'UTC' }, oneByOne(plain));
   t.same(none, { tested: 1, formats: [] });
 });
 
@@ -48,7 +48,7 @@ t.test('the shared predefined settings: the benchmark\'s EZproxy lines find the 
   const raw = JSON.parse(readFileSync(file, 'utf8')) as Record<string, { headers?: Record<string, string> }>;
   const candidates = formatCandidates(Object.fromEntries(Object.entries(raw).map(([id, s]) => [id, { headers: s.headers ?? {} }])));
   t.ok(candidates.length > 50, `${candidates.length} distinct formats`);
-  const r = discoverFormats({ logLines: `${EZPROXY}\n${EZPROXY}`, candidates, defaultZone: 'Europe/Paris' }, plain);
+  const r = discoverFormats({ logLines: `${EZPROXY}\n${EZPROXY}`, candidates, defaultZone: 'Europe/Paris' }, oneByOne(plain));
   const ids = r.formats.flatMap((f) => f.ids);
   t.ok(ids.length >= 1, `${ids.length} settings read the lines: ${ids.slice(0, 8).join(', ')}…`);
   t.ok(r.formats.every((f) => f.matching === 2), 'each reading both lines');

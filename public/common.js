@@ -185,9 +185,29 @@ function loginDialog() {
       h('p', { class: 'hint' }, "Your password stays in this page's memory only, for its requests.")));
 }
 
-/** The top bar's session area (#session) and the login dialog, added to the page. */
+function passwordDialog() {
+  return h('dialog', { id: 'password-dialog', 'aria-labelledby': 'password-title' },
+    h('form', { id: 'password-form' },
+      h('h2', { id: 'password-title' }, 'Change your password'),
+      h('label', {}, 'Current password ', h('input', { name: 'oldPassword', type: 'password', autocomplete: 'current-password', required: true })),
+      h('label', {}, 'New password ', h('input', { name: 'newPassword', type: 'password', autocomplete: 'new-password', required: true, minlength: 10 })),
+      h('label', {}, 'New password again ', h('input', { name: 'confirm', type: 'password', autocomplete: 'new-password', required: true, minlength: 10 })),
+      h('p', { class: 'hint' }, 'At least 10 characters, mixing two kinds (lower case, upper case, digits, others), not containing your address.'),
+      h('p', { class: 'notice bad', id: 'password-error', role: 'alert' }),
+      h('div', { class: 'row' }, h('button', { type: 'submit', class: 'primary' }, 'Change'), h('button', { type: 'button', id: 'password-cancel' }, 'Cancel'))));
+}
+
+/** POST /api/admin/profile (section password), then the page's requests go on with the new password. */
+async function changePassword(form) {
+  const data = new FormData(form);
+  const fields = { oldPassword: String(data.get('oldPassword')), newPassword: String(data.get('newPassword')), confirm: String(data.get('confirm')) };
+  await api('/api/admin/profile', { method: 'POST', json: { section: 'password', ...fields } });
+  await logIn(session.user.username, fields.newPassword);
+}
+
+/** The top bar's session area (#session), the login dialog and the password dialog, added to the page. */
 export function setupLogin() {
-  document.body.append(loginDialog());
+  document.body.append(loginDialog(), passwordDialog());
   const area = $('#session');
   const dialog = $('#login-dialog');
   const form = $('#login-form');
@@ -195,7 +215,11 @@ export function setupLogin() {
   const render = () => {
     area.replaceChildren();
     if (session.user) {
-      area.append(h('span', { id: 'logged-user' }, `Logged in as ${session.user.username}`), h('button', { type: 'button', class: 'link', id: 'logout', onclick: () => logOut() }, 'Log out'));
+      area.append(
+        h('span', { id: 'logged-user' }, `Logged in as ${session.user.username}`),
+        h('button', { type: 'button', class: 'link', id: 'password-open', onclick: () => { $('#password-error').textContent = ''; $('#password-dialog').showModal(); } }, 'Password'),
+        h('button', { type: 'button', class: 'link', id: 'logout', onclick: () => logOut() }, 'Log out'),
+        h('span', { id: 'session-notice', class: 'hint', role: 'status' }));
     } else {
       area.append(h('button', { type: 'button', id: 'login-open', onclick: () => openLogin() }, 'Log in'));
     }
@@ -213,6 +237,24 @@ export function setupLogin() {
     }
   });
   $('#login-cancel').addEventListener('click', () => dialog.close());
+  const passwordForm = $('#password-form');
+  passwordForm.addEventListener('submit', async (event) => {
+    event.preventDefault();
+    $('#password-error').textContent = '';
+    const button = passwordForm.querySelector('button[type="submit"]');
+    button.disabled = true;
+    try {
+      await changePassword(passwordForm);
+      passwordForm.reset();
+      $('#password-dialog').close();
+      $('#session-notice').textContent = 'Password changed.';
+    } catch (err) {
+      $('#password-error').textContent = messageOf(err);
+    } finally {
+      button.disabled = false;
+    }
+  });
+  $('#password-cancel').addEventListener('click', () => { passwordForm.reset(); $('#password-dialog').close(); });
   onSessionChange(render);
   render();
 }

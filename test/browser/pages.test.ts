@@ -308,6 +308,37 @@ if (browser) {
     await other.close();
   });
 
+  t.test('a user changes their own password from the top bar, and the page goes on with it', async (t) => {
+    const other = await browser.context.newPage();
+    await other.goto(`${base}/process`);
+    await other.click('#login-needed-open');
+    await logIn(other, 'librarian@example.org', 'Reading-Room-2024');
+    await other.waitForSelector('#password-open');
+    await other.click('#password-open');
+    await other.fill('#password-form [name="oldPassword"]', 'Not-my-password-1');
+    await other.fill('#password-form [name="newPassword"]', 'Quiet-Stacks-2026');
+    await other.fill('#password-form [name="confirm"]', 'Quiet-Stacks-2026');
+    await other.click('#password-form button[type="submit"]');
+    await other.waitForFunction(() => (document.querySelector('#password-error')?.textContent ?? '') !== '');
+    t.equal(await text(other, '#password-error'), 'The current password is wrong.');
+    t.ok(await other.isVisible('#logged-user'), 'a wrong current password does not log the page out');
+    await other.waitForSelector('#history-table tbody tr', { timeout: 20_000 });
+    // emptied here: the page fills it again with its next requests, which must carry the new password
+    await other.evaluate(() => (document.querySelector('#history-table tbody') as unknown as { replaceChildren(): void }).replaceChildren());
+    await other.fill('#password-form [name="oldPassword"]', 'Reading-Room-2024');
+    await other.click('#password-form button[type="submit"]');
+    await other.waitForFunction(() => (document.querySelector('#session-notice')?.textContent ?? '') === 'Password changed.');
+    t.notOk(await other.isVisible('#password-dialog'), 'the dialog closed');
+    t.ok(await other.isVisible('#logged-user'), 'still logged in');
+    const basicOf = (password: string) => ({ authorization: `Basic ${Buffer.from(`librarian@example.org:${password}`).toString('base64')}`, 'X-Requested-With': 'XMLHttpRequest' });
+    t.equal((await other.request.get(`${base}/api/auth/session`, { headers: basicOf('Reading-Room-2024') })).status(), 401, 'the old password no longer opens');
+    t.equal((await other.request.get(`${base}/api/auth/session`, { headers: basicOf('Quiet-Stacks-2026') })).status(), 200, 'the new one does');
+    await other.waitForSelector('#history-table tbody tr', { timeout: 20_000 });
+    t.ok(await other.isVisible('#logged-user'), 'the page\'s requests after the change went with the new password (the old one would have logged it out)');
+    await screenshot('09-password-changed', other);
+    await other.close();
+  });
+
   t.test('a setting saying yes and no with other words than true and false ticks the boxes', async (t) => {
     const other = await browser.context.newPage();
     await other.goto(`${base}/`);

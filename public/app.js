@@ -335,6 +335,26 @@ async function discoverFormat() {
   }
 }
 
+/** Shows only the predefined settings whose name, id or country holds every word typed (accents ignored). */
+function filterSettings(query) {
+  const fold = (text) => text.normalize('NFD').replace(/\p{M}/gu, '').toLowerCase();
+  const words = fold(query).split(/\s+/).filter(Boolean);
+  let shown = 0;
+  let total = 0;
+  for (const group of $('#predefined').querySelectorAll('optgroup')) {
+    let inGroup = 0;
+    for (const option of group.querySelectorAll('option')) {
+      const text = fold(`${option.textContent} ${group.label}`);
+      option.hidden = !words.every((w) => text.includes(w));
+      total++;
+      if (!option.hidden) inGroup++;
+    }
+    group.hidden = inGroup === 0;
+    shown += inGroup;
+  }
+  $('#predefined-count').textContent = words.length ? `${shown} of ${total} settings match.` : '';
+}
+
 function chooseSetting(id) {
   $('#predefined').value = id;
   applySetting(id);
@@ -601,6 +621,7 @@ async function load() {
 setupLogin();
 setupDropzone();
 $('#predefined').addEventListener('change', (e) => applySetting(e.target.value));
+$('#predefined-search').addEventListener('input', (e) => filterSettings(e.target.value));
 $('#predefined-reset').addEventListener('click', () => {
   applySetting($('#predefined').value);
   $('#predefined').focus();

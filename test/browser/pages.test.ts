@@ -110,6 +110,16 @@ if (browser) {
     await page.fill('#format', '');
     await page.selectOption('#proxy', '');
 
+    // the predefined settings searched by name, id or country, accents and case aside
+    await page.fill('#predefined-search', 'YES/NO fr');
+    t.match(await text(page, '#predefined-count'), /^1 of \d+ settings match\.$/);
+    const visible = await page.$$eval('#predefined option', (os) => os.filter((o) => !(o as unknown as { hidden: boolean }).hidden).map((o) => (o as unknown as { value: string }).value));
+    t.same(visible, ['', 'local-yes-words'], 'the matching setting, and "None" always');
+    await page.fill('#predefined-search', 'GÉNÉRIC');
+    t.match(await text(page, '#predefined-count'), /^6 of \d+ settings match\.$/, 'accents and case aside: logsift\'s six Generic formats');
+    await page.fill('#predefined-search', '');
+    t.equal(await text(page, '#predefined-count'), '', 'nothing typed: every setting, no count');
+
     // which predefined settings read the first file's lines: each with a button choosing it
     await page.click('#discover-format');
     await page.waitForSelector('#discover-verdict');

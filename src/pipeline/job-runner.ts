@@ -10,7 +10,7 @@ import { checkLine } from './formats/line-check.js';
 import { makeEventTimer } from './dates.js';
 import type { CompiledFormat } from './formats/types.js';
 import { CSV_FAMILY, csvEventLines } from './formats/csv-events.js';
-import { isAsciiCompatible, transcodeToUtf8 } from './charsets.js';
+import { isAsciiCompatible, transcodeToUtf8, utf8OrMarkedUtf16 } from './charsets.js';
 import { computeColumns } from './output-fields.js';
 import { deniedFrameFor, frameFor } from './writers/index.js';
 import type { Frame } from './writers/types.js';
@@ -364,8 +364,13 @@ export class Job {
           throw new StatusError(4003, `${what} holds ${input.csv ? 'CSV events (its name or type says CSV)' : 'log lines'}, and the files before it ${input.csv ? 'log lines' : 'CSV events'}: send them as separate jobs`);
         }
         this.inputKind = kind;
-        const bytes = this.countBytes(breakable(input.bytes, this.inputBreak.signal));
+        const counted = this.countBytes(breakable(input.bytes, this.inputBreak.signal));
         const charset = input.charset ?? this.options.requestCharset;
+        // A UTF-16 byte-order mark where UTF-8 is expected (no charset said, or UTF-8) tells the
+        // input's real charset: read as UTF-8 its lines were garbage, all unknown formats.
+        const bytes = /^utf-?8$/i.test(charset) && /^utf-?8$/i.test(this.batchCharset)
+          ? utf8OrMarkedUtf16(counted, (found) => this.traces.info(`${capitalised(what)} starts with a UTF-16 byte-order mark: it is read as ${found}`))
+          : counted;
         if (input.csv && this.options.format) this.traces.warn(`${capitalised(what)} is read as CSV events (${csvBecause(input)}): the log format given (Log-Format-${this.options.format.family}) is not used`);
         const batches = lineBatches(input.csv ? this.csvLines(bytes, charset, input) : this.batchBytes(bytes, charset), {
           batchBytes: this.deps.config.pool.batchBytes,

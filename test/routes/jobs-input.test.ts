@@ -120,6 +120,30 @@ t.test('Request-Charset: latin-1 and UTF-16 bodies, and a UTF-8 BOM', async (t) 
   t.equal(noFinalNewline.json<unknown[]>().length, 2, 'the last line needs no newline');
 });
 
+t.test('a UTF-16 log with its byte-order mark (Windows PowerShell writes them so) is read as UTF-16 without Request-Charset', async (t) => {
+  const format = { 'Log-Format-ezproxy': '%h %l %{login}<[^ ]+> %t "%r" %s %b', 'Crypted-Fields': 'none', Accept: 'application/json', 'Reject-Files': 'all' };
+  const line = SD_LINE.replace('JOHN', 'JOSÉ');
+  const le = await post(url, Buffer.concat([Buffer.from([0xff, 0xfe]), iconv.encode(line + SD_LINE2.replace('\n', '\r\n'), 'utf-16le')]), format);
+  t.equal(le.status, 200, 'UTF-16LE: before, every line was garbage and the job a 4003');
+  t.same(le.json<Array<{ login: string }>>().map((e) => e.login), ['JOSÉ', 'ANNE']);
+  const traces = await jobFile(server.varDir, String(le.headers['job-id']), 'job-traces.log');
+  t.match(traces, /The request body starts with a UTF-16 byte-order mark: it is read as utf-16le/);
+  const be = await post(url, Buffer.concat([Buffer.from([0xfe, 0xff]), iconv.encode(line, 'utf-16be')]), { ...format, 'Request-Charset': 'utf-8' });
+  t.same(be.json<Array<{ login: string }>>().map((e) => e.login), ['JOSÉ'], 'UTF-16BE, also when UTF-8 was said (the mark cannot be UTF-8)');
+  // one file of a multipart upload, gzipped or not, beside UTF-8 ones
+  const utf16File = Buffer.concat([Buffer.from([0xff, 0xfe]), iconv.encode(SD_LINE2, 'utf-16le')]);
+  const form = multipart([
+    { name: 'a.log', type: 'text/plain', data: line },
+    { name: 'b.log', type: 'text/plain', data: utf16File },
+    { name: 'c.log.gz', type: 'application/gzip', data: gzipSync(utf16File) },
+  ]);
+  const res = await post(url, form.body, { ...format, 'Content-Type': form.type, 'Double-Click-Removal': 'false' });
+  t.same(res.json<Array<{ login: string }>>().map((e) => e.login), ['JOSÉ', 'ANNE', 'ANNE'], 'each file by its own mark');
+  const report = await jobReport(server.varDir, String(res.headers['job-id']));
+  t.equal(report.general['nb-lines-input'], 3, 'no line of NUL bytes left after the last line');
+  t.equal(report.rejets['nb-lines-unknown-formats'], 0);
+});
+
 t.test('line ends: \\r\\r\\n and \\n\\r read as line ends; \\r alone said so in the 4003 or 4022', async (t) => {
   const headers = { ...FORMAT, Accept: 'application/json', 'Reject-Files': 'all', 'Crypted-Fields': 'none' };
   const check = async (what: string, body: Buffer | string, extra: Record<string, string> = {}) => {

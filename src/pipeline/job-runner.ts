@@ -378,6 +378,7 @@ export class Job {
           maxLineBytes: this.deps.config.limits.maxLineBytes,
           flushAfterMs: this.deps.config.pool.flushAfterMs,
           signal: this.signal,
+          inputName: input.name === undefined ? 'the request body' : `file ${part} (${input.name})`,
         });
         for await (const batch of batches) {
           if (this.aborted) break;

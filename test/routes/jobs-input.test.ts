@@ -195,6 +195,20 @@ t.test('a line over MAX_LINE_BYTES in one file of many: the 4022 names the file 
   t.match(raw.headers['service-status-message'], /; that line starts at byte 0 of the request body$/);
 });
 
+t.test('a given format that matches none of the lines: the 4003 says where it breaks on the first one', async (t) => {
+  const ua = ' "Mozilla/5.0 (Windows NT 10.0; Win64; x64) Gecko/20100101 Firefox/128.0"\n';
+  const body = '# EZproxy log, started\n' + Array.from({ length: 12 }, () => SD_LINE.replace('\n', ua)).join('');
+  // EZproxy's own LogFormat, its %{User-Agent}i copied as it is
+  const res = await post(url, body, { 'Log-Format-ezproxy': '%h %l %u %t "%r" %s %b "%{User-Agent}i"' });
+  t.equal(res.status, 400);
+  t.equal(res.headers['service-status'], '4003');
+  t.match(res.headers['service-status-message'], /the first 10 lines do not match the given log format \(Max-Parse-Attempts\); on line 2, it matches as far as .*%\{User-Agent\}i", then .* does not match "\/5\.0 \(Windows .*; %\{User-Agent\}i reads letters, digits and - only: give it a pattern, such as %\{User-Agent\}i<\[\^"\]\*>/, 'the line after the comment');
+  const few = await post(url, SD_LINE.replace('\n', ua), { 'Log-Format-ezproxy': '%h %l %u %t "%r" %s %b' });
+  t.match(few.headers['service-status-message'], /none of the 1 lines read matches the log format; on line 1, the whole format matches the start of the line, which goes on after it with " \\"Mozilla/, 'fewer lines than Max-Parse-Attempts');
+  const auto = await post(url, 'x y z\n', {});
+  t.notMatch(auto.headers['service-status-message'], /matches as far as/, 'no format given: nothing to say of one');
+});
+
 t.test('every format family with real lines (multiformat)', async (t) => {
   const dir = shared(t, 'datasets', 'multiformat');
   if (!dir) return;

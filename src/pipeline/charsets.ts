@@ -29,3 +29,55 @@ export async function* transcodeToUtf8(source: AsyncIterable<Uint8Array>, charse
 export function charsetParameter(contentType: string): string | undefined {
   return /;\s*charset\s*=\s*"?([^";\s]+)"?/i.exec(contentType)?.[1];
 }
+
+/**
+ * The UTF-16 a byte-order mark at the start of `head` names (FF FE little-endian, FE FF
+ * big-endian), or undefined. Neither pair is valid UTF-8, so data announced as UTF-8 that starts
+ * with one is UTF-16 (as Windows PowerShell writes a log it redirects to a file).
+ */
+export function utf16ByBom(head: Uint8Array): 'utf-16le' | 'utf-16be' | undefined {
+  if (head.length < 2) return undefined;
+  if (head[0] === 0xff && head[1] === 0xfe) return 'utf-16le';
+  if (head[0] === 0xfe && head[1] === 0xff) return 'utf-16be';
+  return undefined;
+}
+
+/**
+ * A byte stream meant as UTF-8, as it is; or, when it starts with a UTF-16 byte-order mark,
+ * transcoded from that UTF-16 to UTF-8 (the mark dropped), `onUtf16` told which. Read as UTF-8,
+ * such data was every other byte a NUL and no line matched.
+ */
+export async function* utf8OrMarkedUtf16(source: AsyncIterable<Uint8Array>, onUtf16?: (charset: string) => void): AsyncGenerator<Uint8Array> {
+  const it = source[Symbol.asyncIterator]();
+  const head: Uint8Array[] = [];
+  let headBytes = 0;
+  let ended = false;
+  try {
+    // (the first two bytes may come in two chunks)
+    while (headBytes < 2) {
+      const next = await it.next();
+      if (next.done) {
+        ended = true;
+        break;
+      }
+      head.push(next.value);
+      headBytes += next.value.length;
+    }
+    const rest: AsyncIterable<Uint8Array> = { [Symbol.asyncIterator]: () => it };
+    async function* whole(): AsyncGenerator<Uint8Array> {
+      yield* head;
+      if (!ended) yield* rest;
+      ended = true;
+    }
+    const charset = utf16ByBom(head.length === 1 ? head[0] : Buffer.concat(head));
+    if (charset === undefined) {
+      yield* whole();
+      return;
+    }
+    onUtf16?.(charset);
+    yield* transcodeToUtf8(whole(), charset);
+  } finally {
+    // stopped early (an error, an abort): the source is told
+    if (!ended) await it.return?.();
+  }
+}

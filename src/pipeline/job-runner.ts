@@ -7,10 +7,11 @@ import type { Config } from '../config.js';
 import type { JobStore, JobProgress } from '../db/jobs.js';
 import { autoFormats } from './formats/auto-detect.js';
 import { checkLine } from './formats/line-check.js';
+import { formatBreakHint } from './formats/tester.js';
 import { makeEventTimer } from './dates.js';
 import type { CompiledFormat } from './formats/types.js';
 import { CSV_FAMILY, csvEventLines } from './formats/csv-events.js';
-import { isAsciiCompatible, transcodeToUtf8 } from './charsets.js';
+import { isAsciiCompatible, transcodeToUtf8, utf8OrMarkedUtf16 } from './charsets.js';
 import { computeColumns } from './output-fields.js';
 import { deniedFrameFor, frameFor } from './writers/index.js';
 import type { Frame } from './writers/types.js';
@@ -364,8 +365,13 @@ export class Job {
           throw new StatusError(4003, `${what} holds ${input.csv ? 'CSV events (its name or type says CSV)' : 'log lines'}, and the files before it ${input.csv ? 'log lines' : 'CSV events'}: send them as separate jobs`);
         }
         this.inputKind = kind;
-        const bytes = this.countBytes(breakable(input.bytes, this.inputBreak.signal));
+        const counted = this.countBytes(breakable(input.bytes, this.inputBreak.signal));
         const charset = input.charset ?? this.options.requestCharset;
+        // A UTF-16 byte-order mark where UTF-8 is expected (no charset said, or UTF-8) tells the
+        // input's real charset: read as UTF-8 its lines were garbage, all unknown formats.
+        const bytes = /^utf-?8$/i.test(charset) && /^utf-?8$/i.test(this.batchCharset)
+          ? utf8OrMarkedUtf16(counted, (found) => this.traces.info(`${capitalised(what)} starts with a UTF-16 byte-order mark: it is read as ${found}`))
+          : counted;
         if (input.csv && this.options.format) this.traces.warn(`${capitalised(what)} is read as CSV events (${csvBecause(input)}): the log format given (Log-Format-${this.options.format.family}) is not used`);
         const batches = lineBatches(input.csv ? this.csvLines(bytes, charset, input) : this.batchBytes(bytes, charset), {
           batchBytes: this.deps.config.pool.batchBytes,
@@ -373,6 +379,7 @@ export class Job {
           maxLineBytes: this.deps.config.limits.maxLineBytes,
           flushAfterMs: this.deps.config.pool.flushAfterMs,
           signal: this.signal,
+          inputName: input.name === undefined ? 'the request body' : `file ${part} (${input.name})`,
         });
         for await (const batch of batches) {
           if (this.aborted) break;
@@ -389,7 +396,7 @@ export class Job {
       if (!this.parsedAny) {
         throw new StatusError(4003, this.linesRead === 0 ? 'the request held no line'
           : this.gateDateFailures === this.linesRead ? `the ${this.linesRead} lines read match the log format, but their dates do not read with ${this.dateFormatName()}: set Date-Format`
-          : `none of the ${this.linesRead} lines read matches the log format${this.resultSentBack()}${this.lineEndHint()}${this.ignoredFormatHint()}`);
+          : `none of the ${this.linesRead} lines read matches the log format${this.formatBreakText()}${this.resultSentBack()}${this.lineEndHint()}${this.ignoredFormatHint()}`);
       }
       this.flushHeld();
       return await this.complete();
@@ -518,6 +525,29 @@ export class Job {
     return this.gateSawCarriageReturn ? `; ${CR_ENDED_HINT}` : '';
   }
 
+  /** The first line that did not match the format, and where it was (for a 4003's hint). */
+  private firstUnmatched: { line: string; place: string } | undefined;
+
+  /**
+   * What a 4003 adds when the given format matches none of the lines: where it breaks on the
+   * first of them (a format copied from the proxy's configuration mostly differs in one field).
+   * Under the first lines' time budget: the format's custom regexes are the user's own.
+   */
+  private formatBreakText(): string {
+    const format = this.options.format;
+    const first = this.firstUnmatched;
+    // (lines ended by \r alone: the 4003 says that, which is what to fix)
+    if (!format || !first || this.gateSawCarriageReturn) return '';
+    try {
+      const match = (source: string, line: string) => new RegExp(source).exec(line);
+      const hint = (this.boundedCaller ??= new BoundedCaller()).run(() => formatBreakHint(format, first.line, match), firstLineBudgetMs(this.deps.config.pool.batchTimeoutMs));
+      return hint ? `; on ${first.place}, ${hint}` : '';
+    } catch {
+      // out of time, or a format the tester cannot cut: the 4003 says what it said before
+      return '';
+    }
+  }
+
   /** The gate over a batch, waiting for the main thread's share when the jobs' gates used it up. */
   private async gated(batch: Uint8Array): Promise<Uint8Array | undefined> {
     const budget = this.deps.gateBudget;
@@ -560,6 +590,8 @@ export class Job {
         this.linesRead++;
         this.gateFailures++;
         if (format) this.gateDateFailures++;
+        // (a comment line says nothing of where the format differs from the log's lines)
+        else if (!line.startsWith('#')) this.firstUnmatched ??= { line, place: this.linePlace(false) };
         if (!this.gateSawCarriageReturn && line.includes('\r') && this.endedByCarriageReturns(line)) this.gateSawCarriageReturn = true;
         rejected.push(line);
         const place = this.linePlace();
@@ -570,7 +602,7 @@ export class Job {
           const formatName = this.options.format ? 'the given log format' : 'any known log format';
           throw new StatusError(4003, this.gateDateFailures === this.gateFailures
             ? `the first ${this.gateFailures} lines match the log format, but their dates do not read with ${this.dateFormatName()}: set Date-Format (Max-Parse-Attempts)`
-            : `the first ${this.gateFailures} lines do not match ${formatName}${this.gateDateFailures ? ` (${this.gateDateFailures} of them match it but their dates do not read with ${this.dateFormatName()})` : ''} (Max-Parse-Attempts)${this.resultSentBack()}${this.lineEndHint()}${this.ignoredFormatHint()}`);
+            : `the first ${this.gateFailures} lines do not match ${formatName}${this.gateDateFailures ? ` (${this.gateDateFailures} of them match it but their dates do not read with ${this.dateFormatName()})` : ''} (Max-Parse-Attempts)${this.formatBreakText()}${this.resultSentBack()}${this.lineEndHint()}${this.ignoredFormatHint()}`);
         }
         return true;
       });

@@ -17,6 +17,11 @@ export interface BatchOptions {
   readonly flushAfterMs?: number;
   /** stops waiting for input at once (job aborted, service shutting down) */
   readonly signal?: AbortSignal;
+  /**
+   * the input as a 4022 names it (`file 2 (access.log.1)`; default `the input`): of a month of
+   * files, the one to look at
+   */
+  readonly inputName?: string;
 }
 
 const NEWLINE = 0x0a;
@@ -72,28 +77,43 @@ function waitStep<T>(next: Promise<T>, timeoutMs: number, signal: AbortSignal | 
   });
 }
 
-function lineTooLong(max: number, tail?: Uint8Array): StatusError {
-  // a log whose lines end with \r alone is one long line
-  const crOnly = tail !== undefined && tail.includes(CR);
-  return new StatusError(4022, `none in ${max} bytes of a line (MAX_LINE_BYTES): ${crOnly ? CR_ONLY_HINT : 'the input is not a log, or a line is absurdly long'}`);
+/** What a refusal adds when the long line is NUL bytes: a log file cut off by a crash. */
+const NUL_HINT = 'it is NUL bytes (\\0), as a log file cut off by a crash holds: remove them (tr -d \'\\000\') and send the log again';
+
+/** Whether most of a long line's first bytes are NULs (a crash's hole in a file, not text). */
+function mostlyNul(sample: Uint8Array): boolean {
+  const head = sample.subarray(0, 4096);
+  let zeros = 0;
+  for (const b of head) if (b === 0) zeros++;
+  return head.length > 0 && zeros >= head.length * 0.9;
 }
 
 /**
- * Whether a line that ends in `chunk` is longer than `max`: the one it completes (its first
- * `pending` bytes came in earlier chunks) or, in a chunk longer than `max`, one wholly inside it.
- * The pending part alone is checked at each chunk's end; a line can be long without ever being
- * that long at a chunk's end.
+ * The 4022 of a line over the limit, saying where it starts (`start`, a byte offset in the input)
+ * and, from `sample` (its bytes in the last chunk read), what it is made of.
  */
-function endsLongLine(chunk: Uint8Array, pending: number, lastNewline: number, max: number): boolean {
+function lineTooLong(max: number, start: number, sample: Uint8Array, inputName = 'the input'): StatusError {
+  // a log whose lines end with \r alone is one long line
+  const hint = sample.includes(CR) ? CR_ONLY_HINT : mostlyNul(sample) ? NUL_HINT : 'the input is not a log, or a line is absurdly long';
+  return new StatusError(4022, `none in ${max} bytes of a line (MAX_LINE_BYTES): ${hint}; that line starts at byte ${start} of ${inputName}`);
+}
+
+/**
+ * Where a line that ends in `chunk` and is longer than `max` starts, relative to the chunk (negative:
+ * in earlier chunks), or undefined: the one it completes (its first `pending` bytes came in
+ * earlier chunks) or, in a chunk longer than `max`, one wholly inside it. The pending part alone
+ * is checked at each chunk's end; a line can be long without ever being that long at a chunk's end.
+ */
+function longLineStart(chunk: Uint8Array, pending: number, lastNewline: number, max: number): number | undefined {
   const firstNewline = chunk.indexOf(NEWLINE);
-  if (pending + firstNewline > max) return true;
-  if (lastNewline - firstNewline <= max) return false;
+  if (pending + firstNewline > max) return -pending;
+  if (lastNewline - firstNewline <= max) return undefined;
   for (let start = firstNewline + 1; start <= lastNewline;) {
     const end = chunk.indexOf(NEWLINE, start);
-    if (end - start > max) return true;
+    if (end - start > max) return start;
     start = end + 1;
   }
-  return false;
+  return undefined;
 }
 
 /**
@@ -107,6 +127,8 @@ export async function* lineBatches(source: AsyncIterable<Uint8Array>, opts: Batc
   let size = 0;
   /** bytes since the last newline seen, across pieces */
   let pendingLine = 0;
+  /** bytes of the input before the chunk being read (a UTF-8 byte-order mark included) */
+  let consumed = 0;
   let first = true;
   let target = opts.firstBatchBytes && opts.firstBatchBytes < opts.batchBytes ? opts.firstBatchBytes : opts.batchBytes;
 
@@ -155,24 +177,31 @@ export async function* lineBatches(source: AsyncIterable<Uint8Array>, opts: Batc
       let chunk = step.value;
       if (first) {
         first = false;
-        if (chunk.length >= 3 && chunk[0] === 0xef && chunk[1] === 0xbb && chunk[2] === 0xbf) chunk = chunk.subarray(3);
+        if (chunk.length >= 3 && chunk[0] === 0xef && chunk[1] === 0xbb && chunk[2] === 0xbf) {
+          chunk = chunk.subarray(3);
+          consumed = 3;
+        }
       }
       if (chunk.length === 0) continue;
       const lastNewline = chunk.lastIndexOf(NEWLINE);
       /** whole lines held before this chunk */
       const whole = size - pendingLine;
-      let tooLong = false;
+      let longStart: number | undefined;
       if (lastNewline < 0) {
         pendingLine += chunk.length;
       } else {
-        tooLong = endsLongLine(chunk, pendingLine, lastNewline, opts.maxLineBytes);
+        longStart = longLineStart(chunk, pendingLine, lastNewline, opts.maxLineBytes);
         pendingLine = chunk.length - lastNewline - 1;
       }
-      if (tooLong || pendingLine > opts.maxLineBytes) {
+      if (longStart === undefined && pendingLine > opts.maxLineBytes) longStart = chunk.length - pendingLine;
+      if (longStart !== undefined) {
         // the whole lines before it are still parsed: the job fails after their events
         if (whole > 0) yield take(whole);
-        throw lineTooLong(opts.maxLineBytes, tooLong ? undefined : chunk.subarray(lastNewline + 1));
+        const sampleEnd = chunk.indexOf(NEWLINE, Math.max(0, longStart));
+        const sample = chunk.subarray(Math.max(0, longStart), sampleEnd < 0 ? chunk.length : sampleEnd);
+        throw lineTooLong(opts.maxLineBytes, consumed + longStart, sample, opts.inputName);
       }
+      consumed += chunk.length;
       pieces.push(chunk);
       size += chunk.length;
       if (size >= target && size > pendingLine) yield take(size - pendingLine);

@@ -77,6 +77,26 @@ t.test('a line over the limit fails with 4022 wherever the chunks cut it', async
   t.equal(Buffer.concat(out).toString(), fine.toString(), 'a line of exactly the limit goes through');
 });
 
+t.test('the 4022 says where the long line starts, in which input, and when it is NUL bytes', async (t) => {
+  const before = 'a\nbb\n';
+  const cases: Array<[string, Buffer, number, RegExp]> = [
+    ['completed in a later chunk', Buffer.from(`${before}${'x'.repeat(1500)}\nc\n`), 5, /the input is not a log/],
+    ['still pending', Buffer.from(`${before}${'x'.repeat(1500)}`), 5, /the input is not a log/],
+    ['after a UTF-8 byte-order mark', Buffer.from(`\ufeff${before}${'x'.repeat(1500)}\n`), 8, /the input is not a log/],
+    // a crash leaves a hole of NULs, the next line glued to it
+    ['NUL bytes', Buffer.concat([Buffer.from(before), Buffer.alloc(1500), Buffer.from('c\n')]), 5, /it is NUL bytes \(\\0\), as a log file cut off by a crash holds: remove them/],
+  ];
+  for (const [what, text, start, hint] of cases) {
+    for (const size of [3, 700, text.length]) {
+      const source = (async function* () { for (let i = 0; i < text.length; i += size) yield text.subarray(i, i + size); })();
+      const err = await collect(source, { batchBytes: 1024, maxLineBytes: 1000, inputName: 'file 2 (b.log)' }).then(() => undefined, (e: Error) => e);
+      t.equal((err as { code?: number } | undefined)?.code, 4022, `${what}, chunks of ${size}`);
+      t.match(err?.message, new RegExp(`; that line starts at byte ${start} of file 2 \\(b\\.log\\)$`), `${what}, chunks of ${size}: where`);
+      t.match(err?.message, hint, `${what}, chunks of ${size}: what it is`);
+    }
+  }
+});
+
 t.test('the whole lines before a line over the limit are handed out before the failure', async (t) => {
   const before = Array.from({ length: 30 }, (_, i) => `line ${i}\n`).join('');
   const text = Buffer.from(`${before}${'x'.repeat(1500)}\nafter\n`);

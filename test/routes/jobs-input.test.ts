@@ -120,6 +120,30 @@ t.test('Request-Charset: latin-1 and UTF-16 bodies, and a UTF-8 BOM', async (t) 
   t.equal(noFinalNewline.json<unknown[]>().length, 2, 'the last line needs no newline');
 });
 
+t.test('a UTF-16 log with its byte-order mark (Windows PowerShell writes them so) is read as UTF-16 without Request-Charset', async (t) => {
+  const format = { 'Log-Format-ezproxy': '%h %l %{login}<[^ ]+> %t "%r" %s %b', 'Crypted-Fields': 'none', Accept: 'application/json', 'Reject-Files': 'all' };
+  const line = SD_LINE.replace('JOHN', 'JOSÉ');
+  const le = await post(url, Buffer.concat([Buffer.from([0xff, 0xfe]), iconv.encode(line + SD_LINE2.replace('\n', '\r\n'), 'utf-16le')]), format);
+  t.equal(le.status, 200, 'UTF-16LE: before, every line was garbage and the job a 4003');
+  t.same(le.json<Array<{ login: string }>>().map((e) => e.login), ['JOSÉ', 'ANNE']);
+  const traces = await jobFile(server.varDir, String(le.headers['job-id']), 'job-traces.log');
+  t.match(traces, /The request body starts with a UTF-16 byte-order mark: it is read as utf-16le/);
+  const be = await post(url, Buffer.concat([Buffer.from([0xfe, 0xff]), iconv.encode(line, 'utf-16be')]), { ...format, 'Request-Charset': 'utf-8' });
+  t.same(be.json<Array<{ login: string }>>().map((e) => e.login), ['JOSÉ'], 'UTF-16BE, also when UTF-8 was said (the mark cannot be UTF-8)');
+  // one file of a multipart upload, gzipped or not, beside UTF-8 ones
+  const utf16File = Buffer.concat([Buffer.from([0xff, 0xfe]), iconv.encode(SD_LINE2, 'utf-16le')]);
+  const form = multipart([
+    { name: 'a.log', type: 'text/plain', data: line },
+    { name: 'b.log', type: 'text/plain', data: utf16File },
+    { name: 'c.log.gz', type: 'application/gzip', data: gzipSync(utf16File) },
+  ]);
+  const res = await post(url, form.body, { ...format, 'Content-Type': form.type, 'Double-Click-Removal': 'false' });
+  t.same(res.json<Array<{ login: string }>>().map((e) => e.login), ['JOSÉ', 'ANNE', 'ANNE'], 'each file by its own mark');
+  const report = await jobReport(server.varDir, String(res.headers['job-id']));
+  t.equal(report.general['nb-lines-input'], 3, 'no line of NUL bytes left after the last line');
+  t.equal(report.rejets['nb-lines-unknown-formats'], 0);
+});
+
 t.test('line ends: \\r\\r\\n and \\n\\r read as line ends; \\r alone said so in the 4003 or 4022', async (t) => {
   const headers = { ...FORMAT, Accept: 'application/json', 'Reject-Files': 'all', 'Crypted-Fields': 'none' };
   const check = async (what: string, body: Buffer | string, extra: Record<string, string> = {}) => {
@@ -154,6 +178,35 @@ t.test('line ends: \\r\\r\\n and \\n\\r read as line ends; \\r alone said so in 
   const binary = await post(url, Array.from({ length: 12 }, (_, i) => `x${i}\ry\x01\rz\r`).join('\n'), headers);
   t.equal(binary.headers['service-status'], '4003');
   t.notMatch(binary.headers['service-status-message'], /carriage return/, 'binary data with \\r in it: no hint about line ends');
+});
+
+t.test('a line over MAX_LINE_BYTES in one file of many: the 4022 names the file and where the line starts', async (t) => {
+  // a crash leaves a hole of NUL bytes in a log, the next line glued to it
+  const form = multipart([
+    { name: 'access.log.2', type: 'text/plain', data: SD_LINE },
+    { name: 'access.log.1', type: 'text/plain', data: Buffer.concat([Buffer.from(SD_LINE2), Buffer.alloc(150_000), Buffer.from(SD_LINE)]) },
+    { name: 'access.log', type: 'text/plain', data: SD_LINE2 },
+  ]);
+  const res = await post(url, form.body, { ...FORMAT, 'Content-Type': form.type, TE: 'trailers' });
+  t.equal(res.status, 200, 'the events before it were sent');
+  t.equal(res.trailers['service-status'], '4022');
+  t.match(res.trailers['service-status-message'], /it is NUL bytes .*remove them .*; that line starts at byte 150 of file 2 \(access\.log\.1\)$/);
+  const raw = await post(url, 'x'.repeat(200_000), FORMAT);
+  t.match(raw.headers['service-status-message'], /; that line starts at byte 0 of the request body$/);
+});
+
+t.test('a given format that matches none of the lines: the 4003 says where it breaks on the first one', async (t) => {
+  const ua = ' "Mozilla/5.0 (Windows NT 10.0; Win64; x64) Gecko/20100101 Firefox/128.0"\n';
+  const body = '# EZproxy log, started\n' + Array.from({ length: 12 }, () => SD_LINE.replace('\n', ua)).join('');
+  // EZproxy's own LogFormat, its %{User-Agent}i copied as it is
+  const res = await post(url, body, { 'Log-Format-ezproxy': '%h %l %u %t "%r" %s %b "%{User-Agent}i"' });
+  t.equal(res.status, 400);
+  t.equal(res.headers['service-status'], '4003');
+  t.match(res.headers['service-status-message'], /the first 10 lines do not match the given log format \(Max-Parse-Attempts\); on line 2, it matches as far as .*%\{User-Agent\}i", then .* does not match "\/5\.0 \(Windows .*; %\{User-Agent\}i reads letters, digits and - only: give it a pattern, such as %\{User-Agent\}i<\[\^"\]\*>/, 'the line after the comment');
+  const few = await post(url, SD_LINE.replace('\n', ua), { 'Log-Format-ezproxy': '%h %l %u %t "%r" %s %b' });
+  t.match(few.headers['service-status-message'], /none of the 1 lines read matches the log format; on line 1, the whole format matches the start of the line, which goes on after it with " \\"Mozilla/, 'fewer lines than Max-Parse-Attempts');
+  const auto = await post(url, 'x y z\n', {});
+  t.notMatch(auto.headers['service-status-message'], /matches as far as/, 'no format given: nothing to say of one');
 });
 
 t.test('every format family with real lines (multiformat)', async (t) => {

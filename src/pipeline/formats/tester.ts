@@ -203,3 +203,30 @@ export function testFormat(input: FormatTestInput, match: Matcher): FormatTestRe
   result.lines.matching = (check.time ? 1 : 0) + lines.slice(1).filter((l) => checkLine(l, [format], timer, exec).time !== undefined).length;
   return result;
 }
+
+/** At most `n` characters of a text, `…` when cut. */
+function excerpt(text: string, n = 40): string {
+  return text.length > n ? `${text.slice(0, n)}…` : text;
+}
+
+/**
+ * What a job's 4003 says of a given format its first line does not match: how far the format
+ * goes on the line and where it breaks (the tester's break), and, when it breaks at a bare
+ * `%{name}` (letters, digits and `-` only: EZproxy's own `%{User-Agent}i` copied as it is), that
+ * it needs a pattern of its own. Undefined when the format matches the line.
+ */
+export function formatBreakHint(format: CompiledFormat, line: string, match: Matcher): string | undefined {
+  if (match(format.regex.source, line)) return undefined;
+  const { formatBreak, breakAt } = findBreak(format, line, match);
+  if (!breakAt) return undefined;
+  const there = JSON.stringify(excerpt(line.slice(breakAt.line)));
+  if (breakAt.format >= format.literal.length) return `the whole format matches the start of the line, which goes on after it with ${there}`;
+  // the field that ends where the format breaks (it read too little), or the next one
+  const tokens = tokenizeFormat(format.family, format.literal);
+  const bareAt = tokens.find((t) => t.kind === 'custom' && t.name !== null && t.regex === undefined
+    && (t.position + t.token.length === breakAt.format || t === tokens.find((n) => n.kind !== 'text' && n.position >= breakAt.format)));
+  const bare = bareAt?.kind === 'custom'
+    ? `; ${bareAt.token} reads letters, digits and - only: give it a pattern, such as ${bareAt.token}<[^"]*> for a quoted field`
+    : '';
+  return `it matches as far as ${JSON.stringify(formatBreak)}, then ${JSON.stringify(excerpt(format.literal.slice(breakAt.format)))} does not match ${there}${bare}`;
+}

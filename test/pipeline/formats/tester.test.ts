@@ -1,5 +1,6 @@
 import t from 'tap';
-import { pastedLines, testFormat, TesterInputError, type Matcher } from '../../../src/pipeline/formats/tester.js';
+import { formatBreakHint, pastedLines, testFormat, TesterInputError, type Matcher } from '../../../src/pipeline/formats/tester.js';
+import { compileFormat } from '../../../src/pipeline/formats/compile.js';
 
 const plain: Matcher = (source, line) => {
   const m = new RegExp(source).exec(line);
@@ -45,4 +46,16 @@ t.test('a line counts as matching as a job counts it: its date must read with th
   t.match(given, { strictMatch: true, recognised: false, lines: { matching: 0 } }, 'a given format, a date format the dates do not fit');
   const noDate = testFormat({ logLines: 'bob /path/x 200', format: '%u %U %s', proxy: 'apache', defaultZone: 'UTC' }, plain);
   t.match(noDate, { strictMatch: true, recognised: false, missing: ['date', 'domain'], lines: { matching: 0 } }, 'no date at all: a job rejects it too');
+});
+
+t.test('formatBreakHint: what a job\'s 4003 says of a given format that the line does not match', async (t) => {
+  const ua = `${LINE} "Mozilla/5.0 (X11; Linux x86_64)"`;
+  const hint = (format: string, line: string) => formatBreakHint(compileFormat('ezproxy', format), line, plain);
+  t.equal(hint('%h %l %u %t "%r" %s %b', LINE), undefined, 'a line it matches: nothing');
+  // EZproxy's own LogFormat copied as it is: a bare %{User-Agent}i reads "Mozilla" and stops
+  t.equal(hint('%h %l %u %t "%r" %s %b "%{User-Agent}i"', ua),
+    'it matches as far as "%h %l %u %t \\"%r\\" %s %b \\"%{User-Agent}i", then "\\"" does not match "/5.0 (X11; Linux x86_64)\\""; %{User-Agent}i reads letters, digits and - only: give it a pattern, such as %{User-Agent}i<[^"]*> for a quoted field');
+  t.match(hint('%h %{session}i %u %t "%r" %s %b', LINE.replace(' - ', ' ab:1 ')), /^it matches as far as "%h %\{session\}i", then " %u %t .*" does not match ":1 JOHN \[30\/Nov.*"; %\{session\}i reads letters, digits and - only/, 'the bare field that read too little, before the break');
+  t.equal(hint('%h %l %u %t "%r" %s %b', ua), 'the whole format matches the start of the line, which goes on after it with " \\"Mozilla/5.0 (X11; Linux x86_64)\\""');
+  t.match(hint('%h %l %u [%t] "%r" %s %b', LINE), /^it matches as far as "%h %l %u \[", then "%t\] .*" does not match "30\/Nov\/2012:00:14:18 \+0100\] \\"GET http:\/\/…"$/);
 });

@@ -2,6 +2,7 @@
 import { spawn } from 'node:child_process';
 import { closeSync, existsSync, mkdirSync, openSync, readFileSync, renameSync } from 'node:fs';
 import { join } from 'node:path';
+import { fileURLToPath } from 'node:url';
 import { PROJECT_ROOT, SHARED_DIR } from '../src/paths.js';
 
 const MAKE_LOG = join(SHARED_DIR, 'bench/make-log.js');
@@ -20,6 +21,32 @@ export function requireShared(): void {
       process.stderr.write(`bench: ${path} is missing. The benchmark needs the shared material beside the checkout (../shared/bench and ../shared/platforms); nothing was measured.\n`);
       process.exit(2);
     }
+  }
+}
+
+/** A script's opening comment, without its comment marks: what its `--help` prints. */
+export function helpText(script: string): string {
+  const source = readFileSync(fileURLToPath(script), 'utf8');
+  const comment = /\/\*\*([\s\S]*?)\*\//.exec(source)?.[1] ?? '';
+  return `${comment.split('\n').map((line) => line.replace(/^\s*\* ?/, '')).join('\n').trim()}\n`;
+}
+
+/**
+ * A benchmark script's options (`parse`: its parseArgs call). `--help` prints the script's opening
+ * comment and exits; an option it does not know, or one without its value, stops it with one line
+ * saying so (exit code 2) rather than a stack trace.
+ */
+export function benchArgs<T>(script: string, argv: readonly string[], parse: () => T): T {
+  if (argv.includes('--help')) {
+    process.stdout.write(helpText(script));
+    process.exit(0);
+  }
+  try {
+    return parse();
+  } catch (err) {
+    if (!String((err as NodeJS.ErrnoException).code).startsWith('ERR_PARSE_ARGS')) throw err;
+    process.stderr.write(`${(err as Error).message}; --help lists the options\n`);
+    process.exit(2);
   }
 }
 

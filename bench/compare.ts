@@ -17,15 +17,15 @@
  * 0.951 to 1.018: differences under about 5% are not resolved (bench/README.md, "Comparing two builds").
  * Environment settings reach the service's process, glibc's malloc settings included.
  */
-import { existsSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { existsSync, mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { parseArgs } from 'node:util';
 import { PROJECT_ROOT } from '../src/paths.js';
 import { buildDist, checkJob, cpuMs, postLog, RssSampler, startService, type Service } from './service.js';
-import { benchLog, FORMAT, label, loadavg, log, median, parseSize, requireShared } from './common.js';
+import { benchArgs, benchLog, FORMAT, label, loadavg, log, median, parseSize, requireShared } from './common.js';
 
-const { values: args } = parseArgs({
+const { values: args } = benchArgs(import.meta.url, process.argv, () => parseArgs({
   options: {
     other: { type: 'string' },
     env: { type: 'string', default: '' },
@@ -35,14 +35,9 @@ const { values: args } = parseArgs({
     lines: { type: 'string', default: '1m' },
     concurrent: { type: 'string', default: '1' },
     'no-build': { type: 'boolean', default: false },
-    help: { type: 'boolean', default: false },
   },
-});
+}));
 
-if (args.help) {
-  process.stdout.write(readFileSync(new URL(import.meta.url), 'utf8').split('*/')[0].replace(/^\/\*\*?\n?/, ''));
-  process.exit(0);
-}
 requireShared();
 
 interface Variant { readonly name: string; readonly root: string; readonly env: Record<string, string> }

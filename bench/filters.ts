@@ -5,7 +5,8 @@
  * service runs in this process: main thread and workers).
  *
  *   node /work/shared/bench/make-log.js --csv-dir ../shared/platforms --lines 1000000 --seed 42 > var/bench.log
- *   node --import=tsx bench/filters.ts [--log var/bench.log] [--runs 2] [--threads 2]
+ *   node --import=tsx bench/filters.ts [--log var/bench.log] [--runs 2] [--threads 2] [--lines 1000000]
+ *                                      [--scenarios all|lists]
  *
  * Also `npm run bench:filters`. The log is generated first when it is missing.
  */
@@ -16,11 +17,12 @@ import { request } from 'node:http';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { parseArgs } from 'node:util';
+import { benchArgs } from './common.js';
 import { buildApp } from '../src/app.js';
 import { readConfig } from '../src/config.js';
 import { PROJECT_ROOT, SHARED_DIR } from '../src/paths.js';
 
-const { values } = parseArgs({
+const { values } = benchArgs(import.meta.url, process.argv, () => parseArgs({
   options: {
     log: { type: 'string', default: join(PROJECT_ROOT, 'var', 'bench.log') },
     runs: { type: 'string', default: '2' },
@@ -29,7 +31,7 @@ const { values } = parseArgs({
     /** `lists`: only the exclusion lists on/off; `all`: also the whole chain against a bare one */
     scenarios: { type: 'string', default: 'all' },
   },
-});
+}));
 
 const logFile = values.log!;
 if (!existsSync(logFile)) {

@@ -20,17 +20,17 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { parseArgs } from 'node:util';
 import { PROJECT_ROOT } from '../src/paths.js';
-import { benchLog, FORMAT, generatorCommand, label, log, optionalSize, parseSize, requireShared } from './common.js';
+import { benchArgs, benchLog, FORMAT, generatorCommand, label, log, optionalSize, parseSize, requireShared } from './common.js';
 import { buildDist, checkJob, postLog, RssSampler, startService } from './service.js';
 
-const { values: args } = parseArgs({
+const { values: args } = benchArgs(import.meta.url, process.argv, () => parseArgs({
   options: {
     lines: { type: 'string', default: '64m' },
     days: { type: 'string' },
     users: { type: 'string' },
     'no-build': { type: 'boolean', default: false },
   },
-});
+}));
 requireShared();
 const lines = parseSize(args.lines);
 const days = args.days === undefined ? Math.max(5, Math.round(lines / 2e6)) : Number(args.days);

@@ -16,9 +16,9 @@ import { basename, join } from 'node:path';
 import { parseArgs } from 'node:util';
 import { PROJECT_ROOT } from '../src/paths.js';
 import { buildDist, checkJob, postLog, RssSampler, startService } from './service.js';
-import { benchLog, FORMAT, label, log, optionalSize, parseSize, requireShared } from './common.js';
+import { benchArgs, benchLog, FORMAT, label, log, optionalSize, parseSize, requireShared } from './common.js';
 
-const { values: args } = parseArgs({
+const { values: args } = benchArgs(import.meta.url, process.argv, () => parseArgs({
   options: {
     lines: { type: 'string', default: '1m' },
     /** jobs one after the other: what a service keeps from one job to the next shows in the later ones' peaks */
@@ -30,7 +30,7 @@ const { values: args } = parseArgs({
     /** distinct users of the log (the generator's 400 by default) */
     users: { type: 'string' },
   },
-});
+}));
 
 interface Mapping {
   readonly size: number;

@@ -1,5 +1,5 @@
 /**
- * npm run bench:platforms [-- --rounds N --noise 0.6 --urls N --dir DIR]
+ * npm run bench:platforms [-- --rounds 5 --noise 0.6 --urls 100000 --seed 42 --dir DIR]
  *
  * URLs routed and parsed per second by one parsing worker (this one thread): the platforms are
  * compiled as a worker compiles them, then each URL goes through what the platform stage does for
@@ -12,6 +12,7 @@
 import { existsSync } from 'node:fs';
 import { join } from 'node:path';
 import { parseArgs } from 'node:util';
+import { benchArgs } from './common.js';
 import { performance } from 'node:perf_hooks';
 import { availableParallelism, loadavg } from 'node:os';
 import { PROJECT_ROOT, SHARED_DIR } from '../src/paths.js';
@@ -22,7 +23,7 @@ import { normaliseUrl } from '../src/pipeline/url-normalise.js';
 import { platformStage } from '../src/pipeline/stages/platform.js';
 import type { AccessEvent } from '../src/pipeline/event.js';
 
-const { values } = parseArgs({
+const { values } = benchArgs(import.meta.url, process.argv, () => parseArgs({
   options: {
     rounds: { type: 'string', default: '5' },
     noise: { type: 'string', default: '0.6' },
@@ -30,7 +31,7 @@ const { values } = parseArgs({
     seed: { type: 'string', default: '42' },
     dir: { type: 'string' },
   },
-});
+}));
 
 /** A small seeded generator (mulberry32): the same URLs on every run. */
 function random(seed: number): () => number {

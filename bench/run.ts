@@ -9,16 +9,16 @@
  * service from the environment, so `BATCH_BYTES=1048576 npm run bench` measures another setting.
  * The service runs with the node flags of the `start` script of package.json.
  */
-import { existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdirSync, mkdtempSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { cpus, tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { parseArgs } from 'node:util';
 import { PROJECT_ROOT } from '../src/paths.js';
 import { buildDist, checkJob, cpuMs, postLog, RssSampler, startScriptEnv, startScriptFlags, startService, type Service } from './service.js';
 import { targetLines, type SizeFigures } from './targets.js';
-import { benchLog, ceiling, FORMAT, label, loadavg, log, median, parseSize, requireShared, type CeilingResult } from './common.js';
+import { benchArgs, benchLog, ceiling, FORMAT, label, loadavg, log, median, parseSize, requireShared, type CeilingResult } from './common.js';
 
-const { values: args } = parseArgs({
+const { values: args } = benchArgs(import.meta.url, process.argv, () => parseArgs({
   options: {
     sizes: { type: 'string', default: '10k,100k,1m' },
     big: { type: 'boolean', default: false },
@@ -28,14 +28,9 @@ const { values: args } = parseArgs({
     'no-build': { type: 'boolean', default: false },
     profile: { type: 'string' },
     json: { type: 'string' },
-    help: { type: 'boolean', default: false },
   },
-});
+}));
 
-if (args.help) {
-  process.stdout.write(readFileSync(new URL(import.meta.url), 'utf8').split('*/')[0].replace(/^\/\*\*?\n?/, ''));
-  process.exit(0);
-}
 
 const HEADERS = { 'Log-Format-ezproxy': FORMAT };
 requireShared();

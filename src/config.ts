@@ -170,9 +170,18 @@ export type TrustProxy = false | number | readonly string[];
 export const JOB_AUTH_POLICIES = ['always', 'when-users-exist', 'never'] as const;
 export type JobAuthPolicy = (typeof JOB_AUTH_POLICIES)[number];
 
+/**
+ * A setting's value without surrounding spaces, or undefined when it is unset, empty or spaces
+ * only: such a setting counts as not set (README, "Configuration"), as `VAR_DIR=` in a unit or
+ * compose file is meant to, rather than naming a folder of spaces in the working folder.
+ */
+function setting(env: NodeJS.ProcessEnv, name: string): string | undefined {
+  return env[name]?.trim() || undefined;
+}
+
 function oneOf<T extends string>(env: NodeJS.ProcessEnv, name: string, values: readonly T[], fallback: T): T {
-  const raw = env[name];
-  if (raw === undefined || raw === '') return fallback;
+  const raw = setting(env, name);
+  if (raw === undefined) return fallback;
   if (!(values as readonly string[]).includes(raw)) throw new StartError(`${name} must be one of ${values.join(', ')}, got ${JSON.stringify(raw)}`);
   return raw as T;
 }
@@ -280,7 +289,7 @@ function logLevel(env: NodeJS.ProcessEnv, name: string): string {
 
 /** DEFAULT_TIME_ZONE: checked by the date parser's own zone reader, so that jobs cannot fail on it. */
 function timeZone(env: NodeJS.ProcessEnv, name: string): string {
-  const raw = env[name] || 'local';
+  const raw = setting(env, name) ?? 'local';
   try {
     checkTimeZone(raw);
   } catch (err) {
@@ -405,12 +414,12 @@ function origin(env: NodeJS.ProcessEnv, prefix: string, defaultBranch?: string):
   if (raw && !httpUrl(raw)) {
     throw new StartError(`${name} must be an absolute http:// or https:// URL of a git repository (no path, file:// or SSH address), e.g. https://github.com/ezpaarse-project/ezpaarse-platforms.git, got ${JSON.stringify(hidePassword(raw))}`);
   }
-  return { origin: raw || undefined, branch: env[`${prefix}_BRANCH`] || defaultBranch };
+  return { origin: raw || undefined, branch: setting(env, `${prefix}_BRANCH`) ?? defaultBranch };
 }
 
 function dir(env: NodeJS.ProcessEnv, name: string, fallback: string): string {
-  const raw = env[name];
-  if (!raw) return fallback;
+  const raw = setting(env, name);
+  if (raw === undefined) return fallback;
   return isAbsolute(raw) ? raw : resolve(raw);
 }
 
@@ -420,7 +429,7 @@ function dir(env: NodeJS.ProcessEnv, name: string, fallback: string): string {
  * used. When it is REPOS_DIR's, the refusal names REPOS_DIR, and REPOS_DIR itself when it is missing.
  */
 function platformsDir(env: NodeJS.ProcessEnv, reposDir: string): string {
-  if (env.PLATFORMS_DIR) return existingDir('PLATFORMS_DIR', dir(env, 'PLATFORMS_DIR', ''));
+  if (setting(env, 'PLATFORMS_DIR')) return existingDir('PLATFORMS_DIR', dir(env, 'PLATFORMS_DIR', ''));
   existingDir('REPOS_DIR', reposDir);
   return existingDir('REPOS_DIR', join(reposDir, 'platforms'), 'correct REPOS_DIR (or set PLATFORMS_DIR)');
 }
@@ -506,14 +515,14 @@ export function readConfig(env: NodeJS.ProcessEnv = process.env, overrides: Part
       fetchIntervalMs: int(env, 'UPDATES_FETCH_INTERVAL_MS', 600_000, ms(0)),
       fetchTimeoutMs: int(env, 'UPDATES_FETCH_TIMEOUT_MS', 120_000, ms(1)),
       gitdirsDir: join(reposDir, '.gitdirs'),
-      appDir: env.APP_DIR ? existingDir('APP_DIR', dir(env, 'APP_DIR', '')) : PROJECT_ROOT,
+      appDir: setting(env, 'APP_DIR') ? existingDir('APP_DIR', dir(env, 'APP_DIR', '')) : PROJECT_ROOT,
       platforms: origin(env, 'PLATFORMS', 'master'),
       middlewares: origin(env, 'MIDDLEWARES', 'master'),
       resources: origin(env, 'RESOURCES', 'master'),
       app: origin(env, 'APP'),
     },
     defaultJobHeaders: headerMap(env, 'DEFAULT_JOB_HEADERS'),
-    predefinedSettingsDir: env.PREDEFINED_SETTINGS_DIR ? existingDir('PREDEFINED_SETTINGS_DIR', dir(env, 'PREDEFINED_SETTINGS_DIR', '')) : undefined,
+    predefinedSettingsDir: setting(env, 'PREDEFINED_SETTINGS_DIR') ? existingDir('PREDEFINED_SETTINGS_DIR', dir(env, 'PREDEFINED_SETTINGS_DIR', '')) : undefined,
     heartbeatMs: int(env, 'DEFERRED_HEARTBEAT_MS', 20_000, ms(10)),
     formatTestBudgetMs: int(env, 'FORMAT_TEST_BUDGET_MS', 500, ms(1)),
   };

@@ -129,7 +129,23 @@ t.test('the platforms folder, REPOS_DIR and APP_DIR must exist; VAR_DIR, the cac
 t.test('a setting of spaces only counts as not set, HOST too', async (t) => {
   const here = t.testdir({ repos: { platforms: {} } });
   const c = readConfig({ REPOS_DIR: join(here, 'repos'), HOST: '  ', PORT: ' ', DEFAULT_TIME_ZONE: '  ' });
-  t.same([c.host, c.port], ['127.0.0.1', 59599]);
+  t.same([c.host, c.port, c.defaultTimeZone], ['127.0.0.1', 59599, 'local']);
+});
+
+t.test('a folder, a branch or a choice of spaces only counts as not set too, not as a folder named by spaces', async (t) => {
+  const spaces = Object.fromEntries(['VAR_DIR', 'REPOS_DIR', 'PLATFORMS_DIR', 'APP_DIR', 'PREDEFINED_SETTINGS_DIR', 'GEOIP_CACHE_DIR',
+    'PLATFORMS_CACHE_DIR', 'PLATFORMS_BRANCH', 'AUTH_JOBS'].map((name) => [name, '  ']));
+  const c = readConfig(spaces);
+  t.equal(c.varDir, join(PROJECT_ROOT, 'var'));
+  t.equal(c.reposDir, join(PROJECT_ROOT, 'repos'));
+  t.equal(c.platformsDir, join(PROJECT_ROOT, 'repos', 'platforms'));
+  t.equal(c.updates.appDir, PROJECT_ROOT);
+  t.equal(c.predefinedSettingsDir, undefined);
+  t.equal(c.geoipCacheDir, join(PROJECT_ROOT, 'var', 'cache', 'geoip'));
+  t.equal(c.platformsCacheDir, join(PROJECT_ROOT, 'var', 'cache', 'platforms'));
+  t.equal(c.updates.platforms.branch, 'master');
+  t.equal(c.auth.jobs, 'when-users-exist');
+  t.equal(readConfig({ AUTH_JOBS: ' never ' }).auth.jobs, 'never', 'spaces around a choice are fine, as around a number');
 });
 
 t.test('the tools that read the platforms alone (conformance, benchmarks) find the service\'s platforms cache', async (t) => {

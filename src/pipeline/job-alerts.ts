@@ -2,7 +2,7 @@ import type { HoldingStage } from './sequential.js';
 
 /**
  * Alerts of the job report (reference 6.1, `alerts`): unknown domains that weigh in a log; events
- * a holding stage released early (MAX_HELD_EVENTS).
+ * a holding stage released early (MAX_HELD_EVENTS); a log whose format changes part way.
  */
 
 export interface AlertOptions {
@@ -57,6 +57,63 @@ export function unknownDomainAlerts(tally: DomainTally, relevantLines: number, o
     .filter(([, rate]) => rate >= opts.unknownDomainsRate)
     .sort((a, b) => b[1] - a[1] || (a[0] < b[0] ? -1 : 1))
     .map(([domain, rate]) => `${domain} is unknown but represents ${rate}% of the log lines`);
+}
+
+/** A run of batches whose lines mostly do not match the log format, after batches whose lines did. */
+export interface FormatBreak {
+  /** number (from 1) of the run's first line, to a batch's precision */
+  readonly startLine: number;
+  /** its first batch */
+  readonly seq: number;
+  readonly lines: number;
+  readonly unknown: number;
+}
+
+/**
+ * Watches the unknown-formats share of each batch, in the log's order, for the place where the log's
+ * format changes (a field added by a proxy upgrade mid-month, another proxy's log appended): the
+ * counts say how many lines did not match, not that they all come after one point. Keeps the run
+ * with the most such lines.
+ */
+export class FormatBreakWatch {
+  private read = 0;
+  private matched = false;
+  private run: { startLine: number; seq: number; lines: number; unknown: number } | undefined;
+  private largest: FormatBreak | undefined;
+
+  add(seq: number, lines: number, unknown: number): void {
+    const startLine = this.read + 1;
+    this.read += lines;
+    if (lines === 0) return;
+    const share = unknown / lines;
+    if (share >= 0.9 && this.matched) {
+      this.run ??= { startLine, seq, lines: 0, unknown: 0 };
+      this.run.lines += lines;
+      this.run.unknown += unknown;
+      if (!this.largest || this.run.unknown > this.largest.unknown) this.largest = { ...this.run };
+      return;
+    }
+    if (share <= 0.5) this.matched = true;
+    this.run = undefined;
+  }
+
+  get largestBreak(): FormatBreak | undefined {
+    return this.largest;
+  }
+}
+
+/**
+ * `From line N on, … did not match the log format` when the largest break holds more lines than the
+ * activation threshold and at least the unknown-domains rate of the relevant lines; `where` names
+ * the file it starts, when it starts one.
+ */
+export function formatBreakAlert(found: FormatBreak | undefined, relevantLines: number, opts: AlertOptions, where?: string): string | undefined {
+  if (!found || found.unknown <= opts.activationThreshold || relevantLines <= 0) return undefined;
+  const rate = Math.round((found.unknown / relevantLines) * 100);
+  if (rate < opts.unknownDomainsRate) return undefined;
+  return `From about line ${found.startLine}${where ? ` (the start of ${where})` : ''} on, ${found.unknown} of the next ${found.lines} lines `
+    + `did not match the log format (unknown-formats, ${rate}% of the log lines), after lines that did: the log's format seems to change there `
+    + '(a field added by a proxy upgrade, another proxy\'s log). Try one of those lines in the format tester, and send them with their own Log-Format';
 }
 
 const SAME_TIME = 'many lines share one timestamp (a Date-Format without the time of day, such as DD/MMM/YYYY, gives a whole day\'s lines one time)';

@@ -31,7 +31,7 @@ import { sequentialStages, type HoldingStage, type SequentialSink, type Sequenti
 import { MAX_CHRONOLOGY_TOLERANCE } from './chronology.js';
 import { countsLine, createJobTraces, linePlace, type JobTraces } from './job-traces.js';
 import { accountedLines, formatDuration, JobReport, localIso, rejectionRate, REJECT_COUNTERS, type ReportSection } from './job-report.js';
-import { DomainTally, heldEventsAlert, unknownDomainAlerts } from './job-alerts.js';
+import { DomainTally, FormatBreakWatch, formatBreakAlert, heldEventsAlert, unknownDomainAlerts } from './job-alerts.js';
 import { deniedFileName, jobDir, jobUrls, REPORT_FILE, TRACES_FILE, type JobUrls } from './job-files.js';
 import type { RejectCategory } from './stages/types.js';
 import { UNKNOWN_BUILD, type BuildInfo } from '../build-info.js';
@@ -190,6 +190,8 @@ export class Job {
   private deniedTexts: Array<string | Uint8Array> = [];
   private wantFirstEvent = true;
   private readonly unknownDomains = new DomainTally();
+  private readonly formatBreaks = new FormatBreakWatch();
+  private fileOrderAlert: string | undefined;
   /** lines and events at the previous report write: the speeds shown while running are since then */
   private speedSample = { at: 0, lines: 0, events: 0 };
   private readonly deniedName: string;
@@ -784,6 +786,7 @@ export class Job {
       this.addRejects(category, count, result.rejectedLines[category]);
     }
     for (const [domain, n] of Object.entries(result.unknownDomains)) this.unknownDomains.add(domain, n);
+    this.formatBreaks.add(result.seq, result.lines, result.rejects['unknown-formats'] ?? 0);
     for (const e of result.errors) this.traces.error(`A line could not be processed (unknown-errors): ${e}`);
     this.traces.debug(`Batch ${result.seq}: ${result.lines} lines, ${result.events.count} events, rejects ${JSON.stringify(result.rejects)}`);
     // A file that starts before the end of the files before it (files not in time order): its lines
@@ -805,7 +808,10 @@ export class Job {
   private warnFileOrder(ts: number): void {
     const iso = isoSeconds;
     const part = this.parts[this.handlingPart];
-    this.traces.warn(`File ${this.handlingPart + 1} (${part.name}) starts at ${iso(ts)}, before the last line of the files before it (${iso(this.latestTs)}): the files are not in time order, and its lines dated before that are out of order (unordered-ecs) when double clicks are removed; send the files in time order`);
+    const text = `File ${this.handlingPart + 1} (${part.name}) starts at ${iso(ts)}, before the last line of the files before it (${iso(this.latestTs)}): the files are not in time order, and its lines dated before that are out of order (unordered-ecs) when double clicks are removed; send the files in time order`;
+    this.traces.warn(text);
+    // the report's alerts name the first such file (the traces, each)
+    this.fileOrderAlert ??= text;
   }
 
   /** Counts the events a holding stage released early; its first time, said in the traces. */
@@ -1017,6 +1023,14 @@ export class Job {
     // said in the traces when it first happened
     let n = texts.length;
     for (const text of ignoredFormatTexts(this.options)) section[`alert-${++n}`] = text;
+    const found = this.formatBreaks.largestBreak;
+    const part = found && this.parts.length > 1 ? this.parts.findIndex((p) => p.firstSeq === found.seq) : -1;
+    const formatBreak = formatBreakAlert(found, relevant, this.options.alerts, part >= 0 ? `file ${part + 1} (${this.parts[part].name})` : undefined);
+    if (formatBreak) {
+      section[`alert-${++n}`] = formatBreak;
+      texts.push(formatBreak);
+    }
+    if (this.fileOrderAlert) section[`alert-${++n}`] = this.fileOrderAlert;
     for (const stage of ['chronology', 'double-clicks'] as const) {
       const early = this.early[stage];
       if (early.n > 0) section[`alert-${++n}`] = heldEventsAlert(stage, { maxHeld: early.maxHeld, shared: early.maxHeld < this.deps.config.limits.maxHeldEvents }, early.n);

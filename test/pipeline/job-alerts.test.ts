@@ -1,5 +1,5 @@
 import t from 'tap';
-import { DomainTally, unknownDomainAlerts, DEFAULT_ALERT_OPTIONS } from '../../src/pipeline/job-alerts.js';
+import { DomainTally, FormatBreakWatch, formatBreakAlert, unknownDomainAlerts, DEFAULT_ALERT_OPTIONS } from '../../src/pipeline/job-alerts.js';
 
 t.test('alerts per unknown domain from the rate, over the activation threshold', async (t) => {
   const tally = new DomainTally();
@@ -34,4 +34,26 @@ t.test('the tally is exact up to its capacity, then keeps the heavy domains in b
   const alerts = unknownDomainAlerts(bounded, total, DEFAULT_ALERT_OPTIONS);
   t.equal(alerts.length, 1);
   t.match(alerts[0], /^heavy\.example is unknown but represents (19|20)% of the log lines$/, 'its 20 % within the 1 % bound');
+});
+
+t.test('a log whose format changes part way: the run of batches of unknown formats after matching ones', async (t) => {
+  const watch = new FormatBreakWatch();
+  // four batches that match, one half-matching, then three that do not
+  for (const [seq, lines, unknown] of [[0, 100, 0], [1, 1000, 20], [2, 1000, 0], [3, 1000, 600], [4, 1000, 1000], [5, 1000, 990], [6, 500, 500]]) watch.add(seq, lines, unknown);
+  t.same(watch.largestBreak, { startLine: 3101, seq: 4, lines: 2500, unknown: 2490 });
+  const text = formatBreakAlert(watch.largestBreak, 5600, DEFAULT_ALERT_OPTIONS, 'file 2 (access.log.2)');
+  t.equal(text, 'From about line 3101 (the start of file 2 (access.log.2)) on, 2490 of the next 2500 lines did not match the log format (unknown-formats, 44% of the log lines), after lines that did: the log\'s format seems to change there (a field added by a proxy upgrade, another proxy\'s log). Try one of those lines in the format tester, and send them with their own Log-Format');
+
+  const start = new FormatBreakWatch();
+  start.add(0, 1000, 1000);
+  start.add(1, 5000, 0);
+  t.equal(start.largestBreak, undefined, 'unknown lines before any matching one: no change of format (the first lines decide the format)');
+
+  const back = new FormatBreakWatch();
+  for (const [seq, unknown] of [[0, 0], [1, 1000], [2, 0], [3, 1000], [4, 1000], [5, 0]]) back.add(seq, 1000, unknown);
+  t.same(back.largestBreak, { startLine: 3001, seq: 3, lines: 2000, unknown: 2000 }, 'the largest of two runs');
+
+  t.equal(formatBreakAlert(back.largestBreak, 30_000, DEFAULT_ALERT_OPTIONS), undefined, 'under the rate (7%): no alert');
+  t.equal(formatBreakAlert({ startLine: 1, seq: 1, lines: 900, unknown: 900 }, 1000, DEFAULT_ALERT_OPTIONS), undefined, 'not over the activation threshold');
+  t.equal(formatBreakAlert(undefined, 1000, DEFAULT_ALERT_OPTIONS), undefined);
 });

@@ -150,6 +150,26 @@ t.test('a running job: its report says Job-Done false with growing counts, then 
   t.equal(final.general['nb-ecs'], 6);
 });
 
+t.test('a log whose format changes part way (a field added by a proxy upgrade): an alert says from where', async (t) => {
+  const line = (i: number, extra = '') => `127.0.0.1 - - [30/Nov/2012:00:${String(Math.floor(i / 60) % 60).padStart(2, '0')}:${String(i % 60).padStart(2, '0')} +0100] "GET http://pdn.sciencedirect.com/a${i} HTTP/1.1" 200 0${extra}`;
+  const log = [
+    ...Array.from({ length: 2000 }, (_, i) => line(i)),
+    ...Array.from({ length: 3000 }, (_, i) => line(2000 + i, ' "SessionId123"')),
+  ].join('\n');
+  const res = await postJob(app.url, log, { 'Log-Format-ezproxy': '%h %l %u %t "%r" %s %b', 'Double-Click-Removal': 'false' });
+  t.equal(res.status, 200);
+  const r = await report(app.url, res.id!);
+  t.equal(r.rejets['nb-lines-unknown-formats'], 3000);
+  const text = Object.entries(r.alerts).find(([k, v]) => k.startsWith('alert-') && /did not match the log format/.test(String(v)))?.[1];
+  t.match(text, /^From about line (\d+) on, (\d+) of the next \d+ lines did not match the log format \(unknown-formats, \d+% of the log lines\), after lines that did: the log's format seems to change there/);
+  const from = Number(/line (\d+)/.exec(String(text))![1]);
+  t.ok(Math.abs(from - 2001) < 400, `from about line ${from} (the change is at line 2001; to a batch of lines)`);
+  t.match((await get(`${app.url}/${res.id}/job-traces.log`)).body, /warn: Alert: From about line \d+ on/);
+
+  const steady = await report(app.url, (await postJob(app.url, log.split('\n').slice(0, 2000).join('\n'))).id!);
+  t.notOk(Object.values(steady.alerts).some((v) => /did not match the log format/.test(String(v))), 'one format throughout: no such alert');
+});
+
 t.test('alerts-test: an unknown domain on 1 line in 8 of 1100', async (t) => {
   const log = Array.from({ length: 1100 }, (_, i) => {
     const url = i % 8 === 0 ? 'http://www.unknowndomain.com/' : 'http://pdn.sciencedirect.com/';

@@ -282,12 +282,19 @@ t.test('multipart files out of time order: a warning in the traces naming the fi
     const form = multipart(files.map(([name, text]) => ({ name, type: 'text/plain', data: Buffer.from(text) })));
     const res = await post(url, form.body, { ...FORMAT, 'Content-Type': form.type });
     t.equal(res.status, 200);
-    return (await fetch(`${url}/${res.headers['job-id']}/job-traces.log`)).text();
+    const id = res.headers['job-id'];
+    const alerts = Object.values(JSON.parse(readFileSync(`${server.varDir}/jobs/${id}/report.json`, 'utf8')).alerts).join('\n');
+    return { traces: await (await fetch(`${url}/${id}/job-traces.log`)).text(), alerts };
   };
   const late = [at(10, 1), at(11, 2)].join('');
   const early = [at(5, 3), at(12, 4)].join('');
-  t.match(await traces([['late.log', late], ['early.log', early]]), /File 2 \(early\.log\) starts at 2012-11-29T23:05:00Z, before the last line of the files before it \(2012-11-29T23:11:00Z\): the files are not in time order/);
-  t.notMatch(await traces([['early.log', [at(5, 3), at(6, 4)].join('')], ['late.log', late]]), /not in time order/, 'in order: nothing said');
+  const unordered = await traces([['late.log', late], ['early.log', early]]);
+  const said = /File 2 \(early\.log\) starts at 2012-11-29T23:05:00Z, before the last line of the files before it \(2012-11-29T23:11:00Z\): the files are not in time order/;
+  t.match(unordered.traces, said);
+  t.match(unordered.alerts, said, 'and in the report\'s alerts, where a person reads first');
+  const ordered = await traces([['early.log', [at(5, 3), at(6, 4)].join('')], ['late.log', late]]);
+  t.notMatch(ordered.traces, /not in time order/, 'in order: nothing said');
+  t.notMatch(ordered.alerts, /not in time order/);
 });
 
 t.test('multipart: the traces point at a line by its file and its number in that file', async (t) => {

@@ -6,7 +6,7 @@
  * librarian who does not know the format of the proxy's logs finds an institution that has the same.
  */
 import { compileFormat, isProxyFamily } from './compile.js';
-import { checkLine, type FormatExec } from './line-check.js';
+import { checkLine } from './line-check.js';
 import { pastedLines, type Matcher } from './tester.js';
 import type { CompiledFormat, ProxyFamily } from './types.js';
 import { DEFAULT_DATE_FORMAT, makeEventTimer } from '../dates.js';
@@ -89,10 +89,9 @@ export function discoverFormats(input: DiscoverInput, matchMany: ManyMatcher): D
     } catch {
       continue; // a setting whose format does not compile reads nothing (the settings' check says why)
     }
-    const answers = new Map(lines.map((line, i) => [line, i]));
     const matches = matchMany(format.regex.source, lines);
-    const exec: FormatExec = (_format, line) => matches[answers.get(line)!];
-    const matching = lines.filter((line) => checkLine(line, [format], timer, exec).time !== undefined).length;
+    // the job's own check on each line, its regex answered from the run over all of them
+    const matching = lines.filter((line, i) => checkLine(line, [format], timer, () => matches[i]).time !== undefined).length;
     if (matching > 0) found.push({ ...candidate, matching });
   }
   // the most lines read first; then the settings' order

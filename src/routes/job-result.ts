@@ -1,4 +1,3 @@
-import { createReadStream } from 'node:fs';
 import { stat } from 'node:fs/promises';
 import { join } from 'node:path';
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
@@ -8,6 +7,7 @@ import { errorBody, ErrorBody } from '../http-errors.js';
 import { findResultFile, isJobId, jobDir } from '../pipeline/job-files.js';
 import { visibleText } from '../pipeline/job-inputs.js';
 import { recordedHeaders, type JobRow } from '../db/jobs.js';
+import { sendFile } from './job-files.js';
 import { contentTypeWithCharset, readResponseCharset } from '../pipeline/writers/encoding.js';
 
 const JobParams = Type.Object({ jobId: Type.String({ maxLength: 64 }) });
@@ -123,13 +123,10 @@ export default async function jobResultRoutes(instance: FastifyInstance): Promis
     const name = wanted ? `${wanted}.${last}` : `${jobId.slice(0, 8)}_${file}`;
     const type = RESULT_TYPES[last] ?? 'application/octet-stream';
     reply
-      .type(type.includes('charset=') ? contentTypeWithCharset(type, resultCharset(app.jobStore.get(jobId))) : type)
       .header('Content-Disposition', attachment(name))
-      .header('Content-Length', info.size)
       .header('Cache-Control', 'no-store')
       .header('X-Content-Type-Options', 'nosniff');
-    if (info.size === 0) return reply.send('');
-    return reply.send(createReadStream(join(dir, file), { start: 0, end: info.size - 1 }));
+    return sendFile(request, reply, join(dir, file), info, type.includes('charset=') ? contentTypeWithCharset(type, resultCharset(app.jobStore.get(jobId))) : type);
   });
 
   app.get('/api/jobs/:jobId/progress', {

@@ -31,6 +31,7 @@ import hostNames from './plugins/host-names.js';
 import { clientErrorHandler } from './client-errors.js';
 import { requestForLog } from './request-log.js';
 import requestBodies from './plugins/request-bodies.js';
+import publicCors from './plugins/public-cors.js';
 
 declare module 'fastify' {
   interface FastifyInstance {
@@ -138,10 +139,14 @@ export async function buildApp(config: Config, logger: boolean | object = { leve
   app.addHook('onSend', async (_request, reply) => {
     reply.header('ezPAARSE-Version', APP_VERSION);
   });
-  await app.register(infoRoutes, { prefix: '/info' });
-  await app.register(infoRoutes, { prefix: '/api/info' });
-  await app.register(infoDataRoutes, { prefix: '/info' });
-  await app.register(infoDataRoutes, { prefix: '/api/info' });
+  // The public read-only routes, readable from pages of other sites (public-cors.ts).
+  for (const prefix of ['/info', '/api/info']) {
+    await app.register(async (info) => {
+      await info.register(publicCors);
+      await info.register(infoRoutes);
+      await info.register(infoDataRoutes);
+    }, { prefix });
+  }
   await app.register(healthRoutes);
   await app.register(castorRoutes);
   await app.register(formatRoutes);

@@ -7,7 +7,8 @@ import { renderReportHtml, reportLanguage, REPORT_HTML_CSP } from '../pipeline/r
 import type { ReportData } from '../pipeline/job-report.js';
 import { mayAccessJob } from '../plugins/auth.js';
 import { ApiError, errorBody, sendApiError } from '../http-errors.js';
-import type { JobRow } from '../db/jobs.js';
+import { recordedHeaders, type JobRow } from '../db/jobs.js';
+import { contentTypeWithCharset, readResponseCharset } from '../pipeline/writers/encoding.js';
 import { download } from '../file-download.js';
 
 /** Files larger than this are sent as attachments (reference: 500 KiB). */
@@ -60,14 +61,28 @@ function notFound(reply: FastifyReply, code: string): FastifyReply {
   return reply.code(404).type('application/json; charset=utf-8').send(errorBody(404, code));
 }
 
+/**
+ * The charset a job wrote its result and denied file in: its Response-Charset, as recorded with
+ * its headers (utf-8 when unknown).
+ */
+export function jobCharset(app: FastifyInstance, jobId: string): string {
+  try {
+    return readResponseCharset(recordedHeaders(app.jobStore.get(jobId))['response-charset']);
+  } catch {
+    return 'utf-8';
+  }
+}
+
 /** Text content types by extension; the compressed denied files are binary. */
-function contentType(name: string): string {
+function contentType(name: string, charset: () => string): string {
   if (name.endsWith('.gz')) return 'application/gzip';
   if (name.endsWith('.zz')) return 'application/octet-stream';
-  // Reject lines and traces are written in UTF-8; the denied file in the job's response charset.
+  // Reject lines and traces are written in UTF-8; the denied file in the job's response charset,
+  // said (without it a client such as Python's requests read text as latin1).
   if (name.startsWith('denied-ecs.')) {
     const ext = name.slice(name.lastIndexOf('.') + 1);
-    return ({ csv: 'text/csv', txt: 'text/tab-separated-values', json: 'application/json' } as Record<string, string>)[ext] ?? 'text/plain';
+    const type = ({ csv: 'text/csv', txt: 'text/tab-separated-values', json: 'application/json' } as Record<string, string>)[ext] ?? 'text/plain';
+    return contentTypeWithCharset(type, charset());
   }
   return 'text/plain; charset=utf-8';
 }
@@ -180,7 +195,7 @@ export default async function jobFileRoutes(app: FastifyInstance, opts: JobFiles
     if (info.size > INLINE_MAX_BYTES || /\.(gz|zz)$/.test(file)) {
       reply.header('Content-Disposition', `attachment; filename="${jobId.slice(0, 8)}_${file}"`);
     }
-    return sendFile(request, reply, path, info, contentType(file));
+    return sendFile(request, reply, path, info, contentType(file, () => jobCharset(app, jobId)));
   });
 }
 

@@ -6,9 +6,9 @@ import { mayAccessJob } from '../plugins/auth.js';
 import { errorBody, ErrorBody } from '../http-errors.js';
 import { findResultFile, isJobId, jobDir } from '../pipeline/job-files.js';
 import { visibleText } from '../pipeline/job-inputs.js';
-import { recordedHeaders, type JobRow } from '../db/jobs.js';
-import { sendFile } from './job-files.js';
-import { contentTypeWithCharset, readResponseCharset } from '../pipeline/writers/encoding.js';
+import type { JobRow } from '../db/jobs.js';
+import { jobCharset, sendFile } from './job-files.js';
+import { contentTypeWithCharset } from '../pipeline/writers/encoding.js';
 
 const JobParams = Type.Object({ jobId: Type.String({ maxLength: 64 }) });
 
@@ -60,15 +60,6 @@ export function suggestedName(wanted: string | undefined): string | undefined {
 export function attachment(name: string): string {
   const ascii = name.replace(/[^\x20-\x7e]|["\\%]/g, '_');
   return `attachment; filename="${ascii}"; filename*=UTF-8''${encodeURIComponent(name)}`;
-}
-
-/** The charset the job wrote its result in: its Response-Charset, as recorded with its headers. */
-function resultCharset(row: JobRow | undefined): string {
-  try {
-    return readResponseCharset(recordedHeaders(row)['response-charset']);
-  } catch {
-    return 'utf-8';
-  }
 }
 
 const perSecond = (n: number, ms: number) => (ms > 0 ? Math.round((n * 1000) / ms) : 0);
@@ -126,7 +117,7 @@ export default async function jobResultRoutes(instance: FastifyInstance): Promis
       .header('Content-Disposition', attachment(name))
       .header('Cache-Control', 'no-store')
       .header('X-Content-Type-Options', 'nosniff');
-    return sendFile(request, reply, join(dir, file), info, type.includes('charset=') ? contentTypeWithCharset(type, resultCharset(app.jobStore.get(jobId))) : type);
+    return sendFile(request, reply, join(dir, file), info, type.includes('charset=') ? contentTypeWithCharset(type, jobCharset(app, jobId)) : type);
   });
 
   app.get('/api/jobs/:jobId/progress', {

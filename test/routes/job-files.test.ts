@@ -65,6 +65,16 @@ t.test('the denied file of a jsonstream job is a JSON array (reference 5.4)', as
   t.notOk(file.body.includes('\n'), 'the compact objects of the answer');
 });
 
+t.test('the denied file says the charset it was written in (the job\'s Response-Charset)', async (t) => {
+  const denied = GOOD.replace('" 200 1', '" 403 1').replace('4174 ', '4174?q=JÉRÔME ').replace('00:10:00', '00:20:00');
+  for (const [charset, expected] of [[undefined, 'utf-8'], ['latin1', 'latin1']] as const) {
+    const res = await postJob(app.url, `${GOOD}\n${denied}\n`, { 'Crypted-Fields': 'none', ...(charset ? { 'Response-Charset': charset } : {}) });
+    const file = await fetch(`${app.url}/${res.id}/denied-ecs.csv`);
+    t.equal(file.headers.get('content-type'), `text/csv; charset=${expected}`, charset ?? 'default');
+    t.equal(new TextDecoder(expected).decode(await file.arrayBuffer()).includes('JÉRÔME'), true, 'read in that charset: the URL whole');
+  }
+});
+
 t.test('unknown jobs and files answer 404 JSON', async (t) => {
   const other = '00000000-0000-4000-8000-000000000000';
   for (const path of [`/${other}/job-report.json`, `/${other}/job-report.html`, `/${other}/job-traces.log`, `/${id.toUpperCase()}/job-traces.log`, `/not-a-job/job-traces.log`]) {

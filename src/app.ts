@@ -1,7 +1,9 @@
 import Fastify, { type FastifyInstance, type FastifyRequest } from 'fastify';
 import type { Config, TrustProxy } from './config.js';
 import { APP_VERSION } from './version.js';
-import { databaseFailure, refuseNonFiniteNumbers, schemaErrorFormatter } from './http-errors.js';
+import { allowedMethods } from './allowed-methods.js';
+import { isJobId } from './pipeline/job-files.js';
+import { errorBody, databaseFailure, refuseNonFiniteNumbers, schemaErrorFormatter } from './http-errors.js';
 import { PROJECT_ROOT } from './paths.js';
 import { readBuildInfo, type BuildInfo } from './build-info.js';
 import databasePlugin from './plugins/database.js';
@@ -32,6 +34,7 @@ import hostNames from './plugins/host-names.js';
 import { clientErrorHandler } from './client-errors.js';
 import { requestForLog } from './request-log.js';
 import requestBodies from './plugins/request-bodies.js';
+import publicCors from './plugins/public-cors.js';
 
 declare module 'fastify' {
   interface FastifyInstance {
@@ -119,6 +122,16 @@ export async function buildApp(config: Config, logger: boolean | object = { leve
     for (const method of [route.method].flat()) routeList.push({ method, url: route.url });
   });
   app.decorate('routeList', routeList);
+  // A known path asked with another method: 405 and the methods it takes, not "not found".
+  app.setNotFoundHandler(async (request, reply) => {
+    const path = request.url.split('?')[0];
+    const allow = allowedMethods(routeList, path, { jobId: isJobId });
+    if (allow.length > 0 && !allow.includes(request.method)) {
+      return reply.code(405).header('Allow', allow.join(', '))
+        .send(errorBody(405, 'methodNotAllowed', `${path} takes ${allow.join(', ')}, not ${request.method}`));
+    }
+    return reply.code(404).send({ message: `Route ${request.method}:${request.url} not found`, error: 'Not Found', statusCode: 404 });
+  });
   app.decorate('appVersion', APP_VERSION);
   app.decorate('baseUrl', function baseUrl(this: FastifyInstance, request?: FastifyRequest) {
     return listeningUrl(this, request);
@@ -139,10 +152,14 @@ export async function buildApp(config: Config, logger: boolean | object = { leve
   app.addHook('onSend', async (_request, reply) => {
     reply.header('ezPAARSE-Version', APP_VERSION);
   });
-  await app.register(infoRoutes, { prefix: '/info' });
-  await app.register(infoRoutes, { prefix: '/api/info' });
-  await app.register(infoDataRoutes, { prefix: '/info' });
-  await app.register(infoDataRoutes, { prefix: '/api/info' });
+  // The public read-only routes, readable from pages of other sites (public-cors.ts).
+  for (const prefix of ['/info', '/api/info']) {
+    await app.register(async (info) => {
+      await info.register(publicCors);
+      await info.register(infoRoutes);
+      await info.register(infoDataRoutes);
+    }, { prefix });
+  }
   await app.register(healthRoutes);
   await app.register(castorRoutes);
   await app.register(formatRoutes);

@@ -93,6 +93,21 @@ function isPlain(enc: ResponseEncoding): boolean {
 export const TRAILERS = ['Job-Done', 'Service-Status', 'Service-Status-Message'];
 
 /**
+ * Whether the answer can end with trailers: only a chunked body carries them, and node does not
+ * chunk the answer of an HTTP/1.0 request (`curl -0`, old proxies; the body then ends with the
+ * connection). Announcing `Trailer` there made node throw at the first write: the job crashed and
+ * its client waited for ever. Such a client learns a failure from the body's error line alone.
+ */
+export function carriesTrailers(res: ServerResponse): boolean {
+  return res.useChunkedEncodingByDefault;
+}
+
+/** The head's `Trailer` announcement, when the answer can carry trailers. */
+function trailerHeader(res: ServerResponse): Record<string, string> {
+  return carriesTrailers(res) ? { Trailer: TRAILERS.join(', ') } : {};
+}
+
+/**
  * Header values must stay on one line of visible ASCII. Compatibility decomposition keeps what has
  * an ASCII form (the messages' `…` becomes `...`, `é` becomes `e`); anything else becomes a space.
  */
@@ -160,7 +175,7 @@ export class ResponseOutput implements JobOutput {
     const headers: Record<string, string> = {
       ...this.headers(),
       'Content-Type': contentTypeWithCharset(this.contentType, this.encoding.charset),
-      Trailer: TRAILERS.join(', '),
+      ...trailerHeader(this.res),
       'X-Content-Type-Options': 'nosniff',
     };
     if (this.encoding.contentEncoding) headers['Content-Encoding'] = this.encoding.contentEncoding;
@@ -192,7 +207,7 @@ export class ResponseOutput implements JobOutput {
       // the compressor ends once the response has taken its output: not when its client is gone
       await Promise.race([once(this.body, 'end'), once(this.res, 'close')]).catch(() => undefined);
     }
-    this.res.addTrailers(trailers);
+    if (carriesTrailers(this.res)) this.res.addTrailers(trailers);
     this.res.end();
   }
 
@@ -317,7 +332,7 @@ export class DeferredOutput implements JobOutput {
     this.res.writeHead(200, {
       ...this.headers(),
       'Content-Type': 'text/plain; charset=utf-8',
-      Trailer: TRAILERS.join(', '),
+      ...trailerHeader(this.res),
       'X-Content-Type-Options': 'nosniff',
     });
   }
@@ -370,14 +385,14 @@ export class DeferredOutput implements JobOutput {
     await this.close();
     if (this.res.destroyed) return;
     this.head();
-    this.res.addTrailers({ 'Job-Done': 'true' });
+    if (carriesTrailers(this.res)) this.res.addTrailers({ 'Job-Done': 'true' });
     this.res.end();
   }
 
   async failStreaming(code: number, message: string): Promise<void> {
     await this.close({ code, message });
     if (this.res.destroyed) return;
-    this.res.addTrailers({ 'Job-Done': 'false', 'Service-Status': String(code), 'Service-Status-Message': headerSafe(message) });
+    if (carriesTrailers(this.res)) this.res.addTrailers({ 'Job-Done': 'false', 'Service-Status': String(code), 'Service-Status-Message': headerSafe(message) });
     this.res.end();
   }
 

@@ -7,7 +7,9 @@ import { renderReportHtml, reportLanguage, REPORT_HTML_CSP } from '../pipeline/r
 import type { ReportData } from '../pipeline/job-report.js';
 import { mayAccessJob } from '../plugins/auth.js';
 import { ApiError, errorBody, sendApiError } from '../http-errors.js';
-import type { JobRow } from '../db/jobs.js';
+import { recordedHeaders, type JobRow } from '../db/jobs.js';
+import { contentTypeWithCharset, readResponseCharset } from '../pipeline/writers/encoding.js';
+import { download } from '../file-download.js';
 
 /** Files larger than this are sent as attachments (reference: 500 KiB). */
 const INLINE_MAX_BYTES = 500 * 1024;
@@ -59,14 +61,28 @@ function notFound(reply: FastifyReply, code: string): FastifyReply {
   return reply.code(404).type('application/json; charset=utf-8').send(errorBody(404, code));
 }
 
+/**
+ * The charset a job wrote its result and denied file in: its Response-Charset, as recorded with
+ * its headers (utf-8 when unknown).
+ */
+export function jobCharset(app: FastifyInstance, jobId: string): string {
+  try {
+    return readResponseCharset(recordedHeaders(app.jobStore.get(jobId))['response-charset']);
+  } catch {
+    return 'utf-8';
+  }
+}
+
 /** Text content types by extension; the compressed denied files are binary. */
-function contentType(name: string): string {
+function contentType(name: string, charset: () => string): string {
   if (name.endsWith('.gz')) return 'application/gzip';
   if (name.endsWith('.zz')) return 'application/octet-stream';
-  // Reject lines and traces are written in UTF-8; the denied file in the job's response charset.
+  // Reject lines and traces are written in UTF-8; the denied file in the job's response charset,
+  // said (without it a client such as Python's requests read text as latin1).
   if (name.startsWith('denied-ecs.')) {
     const ext = name.slice(name.lastIndexOf('.') + 1);
-    return ({ csv: 'text/csv', txt: 'text/tab-separated-values', json: 'application/json' } as Record<string, string>)[ext] ?? 'text/plain';
+    const type = ({ csv: 'text/csv', txt: 'text/tab-separated-values', json: 'application/json' } as Record<string, string>)[ext] ?? 'text/plain';
+    return contentTypeWithCharset(type, charset());
   }
   return 'text/plain; charset=utf-8';
 }
@@ -174,15 +190,31 @@ export default async function jobFileRoutes(app: FastifyInstance, opts: JobFiles
     const info = await stat(path).catch(() => undefined);
     if (!info?.isFile()) return notFound(reply, 'fileNotFound');
     reply
-      .type(contentType(file))
-      .header('Content-Length', info.size)
       .header('Cache-Control', 'no-cache')
       .header('X-Content-Type-Options', 'nosniff');
     if (info.size > INLINE_MAX_BYTES || /\.(gz|zz)$/.test(file)) {
       reply.header('Content-Disposition', `attachment; filename="${jobId.slice(0, 8)}_${file}"`);
     }
-    if (info.size === 0) return reply.send('');
-    // The size was taken before reading: a file still growing is sent as it was then.
-    return reply.send(createReadStream(path, { start: 0, end: info.size - 1 }));
+    return sendFile(request, reply, path, info, contentType(file, () => jobCharset(app, jobId)));
   });
+}
+
+/**
+ * A file of the job folder as its download asks (see file-download.ts): whole, a byte range
+ * (206, 416), or nothing new (304, 412). `reply` holds the file's other headers already.
+ */
+export function sendFile(request: FastifyRequest, reply: FastifyReply, path: string, info: { size: number; mtimeMs: number }, type: string): FastifyReply {
+  const answer = download(request.method, request.headers, info);
+  reply.headers(answer.headers);
+  if (answer.status === 304) return reply.code(304).send();
+  if (answer.status === 412) return reply.code(412).type('application/json; charset=utf-8').send(errorBody(412, 'preconditionFailed', 'the file is not the version named by If-Match or If-Unmodified-Since'));
+  if (answer.status === 416) {
+    return reply.code(416).type('application/json; charset=utf-8')
+      .send(errorBody(416, 'rangeNotSatisfiable', `the file has ${info.size} bytes: a range starts before its end`));
+  }
+  const [start, end] = answer.status === 206 ? [answer.start, answer.end] : [0, info.size - 1];
+  reply.code(answer.status).type(type).header('Content-Length', end - start + 1);
+  if (end < start) return reply.send('');
+  // The size was taken before reading: a file still growing is sent as it was then.
+  return reply.send(createReadStream(path, { start, end }));
 }

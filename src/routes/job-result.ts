@@ -1,4 +1,3 @@
-import { createReadStream } from 'node:fs';
 import { stat } from 'node:fs/promises';
 import { join } from 'node:path';
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
@@ -7,8 +6,9 @@ import { mayAccessJob } from '../plugins/auth.js';
 import { errorBody, ErrorBody } from '../http-errors.js';
 import { findResultFile, isJobId, jobDir } from '../pipeline/job-files.js';
 import { visibleText } from '../pipeline/job-inputs.js';
-import { recordedHeaders, type JobRow } from '../db/jobs.js';
-import { contentTypeWithCharset, readResponseCharset } from '../pipeline/writers/encoding.js';
+import type { JobRow } from '../db/jobs.js';
+import { jobCharset, sendFile } from './job-files.js';
+import { contentTypeWithCharset } from '../pipeline/writers/encoding.js';
 
 const JobParams = Type.Object({ jobId: Type.String({ maxLength: 64 }) });
 
@@ -60,15 +60,6 @@ export function suggestedName(wanted: string | undefined): string | undefined {
 export function attachment(name: string): string {
   const ascii = name.replace(/[^\x20-\x7e]|["\\%]/g, '_');
   return `attachment; filename="${ascii}"; filename*=UTF-8''${encodeURIComponent(name)}`;
-}
-
-/** The charset the job wrote its result in: its Response-Charset, as recorded with its headers. */
-function resultCharset(row: JobRow | undefined): string {
-  try {
-    return readResponseCharset(recordedHeaders(row)['response-charset']);
-  } catch {
-    return 'utf-8';
-  }
 }
 
 const perSecond = (n: number, ms: number) => (ms > 0 ? Math.round((n * 1000) / ms) : 0);
@@ -123,13 +114,10 @@ export default async function jobResultRoutes(instance: FastifyInstance): Promis
     const name = wanted ? `${wanted}.${last}` : `${jobId.slice(0, 8)}_${file}`;
     const type = RESULT_TYPES[last] ?? 'application/octet-stream';
     reply
-      .type(type.includes('charset=') ? contentTypeWithCharset(type, resultCharset(app.jobStore.get(jobId))) : type)
       .header('Content-Disposition', attachment(name))
-      .header('Content-Length', info.size)
       .header('Cache-Control', 'no-store')
       .header('X-Content-Type-Options', 'nosniff');
-    if (info.size === 0) return reply.send('');
-    return reply.send(createReadStream(join(dir, file), { start: 0, end: info.size - 1 }));
+    return sendFile(request, reply, join(dir, file), info, type.includes('charset=') ? contentTypeWithCharset(type, jobCharset(app, jobId)) : type);
   });
 
   app.get('/api/jobs/:jobId/progress', {

@@ -297,13 +297,18 @@ async function runJob(app: FastifyInstance, request: FastifyRequest, res: Server
   try {
     await done;
   } catch (err) {
-    // a storage failure at the start (Job.open: said in the log) fails this job alone
-    if (isStatusError(err)) job.onFailBeforeOutput?.(err);
-    else {
-      request.log.error({ err, job: id }, 'job crashed');
-      sendStatusError(res, new StatusError(5000, (err as Error).message), headers);
+    try {
+      // a storage failure at the start (Job.open: said in the log) fails this job alone
+      if (isStatusError(err)) job.onFailBeforeOutput?.(err);
+      else {
+        request.log.error({ err, job: id }, 'job crashed');
+        sendStatusError(res, new StatusError(5000, (err as Error).message), headers);
+      }
+    } finally {
+      // even when the answer could not be written either: a client left waiting on an open
+      // connection never learns that its job is over
+      if (!res.writableEnded) res.destroy();
     }
-    if (!res.writableEnded) res.destroy();
   } finally {
     clearInterval(sampler);
   }

@@ -302,6 +302,29 @@ t.test('/info/usage: jobs, lines and events per day and per platform', async (t)
   t.equal((await ta.inject({ url: '/info/usage' })).json().general['Job-IDs'], 2);
 });
 
+t.test('pages of other sites may read the information routes: CORS and its preflight', async (t) => {
+  const ta = await testApp(t);
+  for (const url of ['/info/platforms/count', '/api/info/codes/4003']) {
+    const res = await ta.inject({ url, headers: { origin: 'https://library.example' } });
+    t.equal(res.statusCode, 200, url);
+    t.equal(res.headers['access-control-allow-origin'], '*', url);
+    t.equal(res.headers['access-control-allow-credentials'], undefined, 'never with credentials');
+  }
+  const preflight = await ta.inject({
+    method: 'OPTIONS', url: '/info/platforms',
+    headers: { origin: 'https://library.example', 'access-control-request-method': 'GET', 'access-control-request-headers': 'accept-language, x-requested-with' },
+  });
+  t.equal(preflight.statusCode, 204);
+  t.equal(preflight.headers['access-control-allow-origin'], '*');
+  t.equal(preflight.headers['access-control-allow-methods'], 'GET, HEAD, OPTIONS');
+  t.equal(preflight.headers['access-control-allow-headers'], 'accept-language, x-requested-with');
+  t.equal(preflight.headers.allow, 'GET, HEAD, OPTIONS', 'a plain OPTIONS says the methods too');
+  const odd = await ta.inject({ method: 'OPTIONS', url: '/api/info/codes', headers: { 'access-control-request-headers': 'a b\tc' } });
+  t.equal(odd.headers['access-control-allow-headers'], undefined, 'what is not a list of header names is not echoed');
+  const admin = await ta.inject({ url: '/api/admin/users', headers: { origin: 'https://library.example' } });
+  t.equal(admin.headers['access-control-allow-origin'], undefined, 'not on the other routes');
+});
+
 t.test('unknown information paths answer a JSON 404', async (t) => {
   const ta = await testApp(t);
   for (const url of ['/info/nothing', '/api/info/nothing']) {

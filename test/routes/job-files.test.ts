@@ -65,6 +65,16 @@ t.test('the denied file of a jsonstream job is a JSON array (reference 5.4)', as
   t.notOk(file.body.includes('\n'), 'the compact objects of the answer');
 });
 
+t.test('the denied file says the charset it was written in (the job\'s Response-Charset)', async (t) => {
+  const denied = GOOD.replace('" 200 1', '" 403 1').replace('4174 ', '4174?q=JÉRÔME ').replace('00:10:00', '00:20:00');
+  for (const [charset, expected] of [[undefined, 'utf-8'], ['latin1', 'latin1']] as const) {
+    const res = await postJob(app.url, `${GOOD}\n${denied}\n`, { 'Crypted-Fields': 'none', ...(charset ? { 'Response-Charset': charset } : {}) });
+    const file = await fetch(`${app.url}/${res.id}/denied-ecs.csv`);
+    t.equal(file.headers.get('content-type'), `text/csv; charset=${expected}`, charset ?? 'default');
+    t.equal(new TextDecoder(expected).decode(await file.arrayBuffer()).includes('JÉRÔME'), true, 'read in that charset: the URL whole');
+  }
+});
+
 t.test('unknown jobs and files answer 404 JSON', async (t) => {
   const other = '00000000-0000-4000-8000-000000000000';
   for (const path of [`/${other}/job-report.json`, `/${other}/job-report.html`, `/${other}/job-traces.log`, `/${id.toUpperCase()}/job-traces.log`, `/not-a-job/job-traces.log`]) {
@@ -168,4 +178,37 @@ t.test('with accounts: a job\'s files are for its submitter and the administrato
     }
   }
   t.equal((await get(`${base}/${res.id}/..%2Freport.json`, { Authorization: admin })).status, 404);
+});
+
+t.test('downloads resume and revalidate: Range, If-Range, ETag, Last-Modified (curl -C -, wget -c)', async (t) => {
+  const garbage = Array.from({ length: 6000 }, (_, i) => `garbage line ${i} ${'x'.repeat(90)}`).join('\n');
+  const posted = await postJob(app.url, `${GOOD}\n${garbage}\n`, { 'Reject-Files': 'unknown-formats' });
+  const url = `${app.url}/${posted.id}/lines-unknown-formats.log`;
+  const whole = await get(url);
+  t.equal(whole.headers.get('accept-ranges'), 'bytes');
+  const etag = whole.headers.get('etag')!;
+  t.match(etag, /^"[0-9a-f]+-[0-9a-f]+"$/);
+  t.ok(whole.headers.get('last-modified'));
+  const size = Buffer.byteLength(whole.body);
+
+  const rest = await get(url, { Range: 'bytes=1000-' });
+  t.equal(rest.status, 206, 'the rest of a cut download');
+  t.equal(rest.headers.get('content-range'), `bytes 1000-${size - 1}/${size}`);
+  t.equal(Number(rest.headers.get('content-length')), size - 1000);
+  t.equal(whole.body.slice(0, 1000) + rest.body, whole.body, 'glued together: the whole file');
+  t.equal(rest.headers.get('content-disposition'), `attachment; filename="${posted.id!.slice(0, 8)}_lines-unknown-formats.log"`, 'still an attachment');
+
+  const done = await get(url, { Range: `bytes=${size}-` });
+  t.equal(done.status, 416, 'resuming a complete download');
+  t.equal(done.headers.get('content-range'), `bytes */${size}`);
+  t.match(JSON.parse(done.body), { message: 'rangeNotSatisfiable' });
+
+  t.equal((await get(url, { 'If-Range': '"another"', Range: 'bytes=1000-' })).status, 200, 'a part of another version is not resumed');
+  t.equal((await get(url, { 'If-None-Match': etag })).status, 304);
+  t.equal((await get(url, { 'If-Modified-Since': whole.headers.get('last-modified')! })).status, 304);
+  t.equal((await get(url, { 'If-Match': '"another"' })).status, 412);
+  const head = await fetch(url, { method: 'HEAD', headers: { Range: 'bytes=0-9' } });
+  t.equal(head.status, 200, 'HEAD: the headers of the whole file');
+  t.equal(Number(head.headers.get('content-length')), size);
+  t.equal(head.headers.get('etag'), etag);
 });

@@ -1,6 +1,7 @@
 import t from 'tap';
 import { connect } from 'node:net';
 import { once } from 'node:events';
+import { randomUUID } from 'node:crypto';
 import { request, type IncomingMessage } from 'node:http';
 import { startApp, EZPROXY_DEFAULT } from '../helpers/app.js';
 import { post } from '../helpers/http.js';
@@ -69,6 +70,22 @@ t.test('the connection and the job', async (t) => {
     t.match(answer, /\r\nService-Status: 4039\r\n/);
     const id = /\r\nJob-ID: ([^\r]+)\r\n/i.exec(answer)![1];
     t.equal(server.app.jobStore.get(id)?.state, 'aborted', 'not failed: the usage counts no failed job');
+  });
+
+  t.test('an HTTP/1.0 client (curl -0): no chunks, so no trailers; the whole answer, then the connection closed', async (t) => {
+    const http10 = (method: string, path: string) => head(Buffer.byteLength(body)).replace('POST / HTTP/1.1', `${method} ${path} HTTP/1.0`);
+    // announcing Trailer on an answer that is not chunked made node throw: the job crashed, its client waited for ever
+    const answer = await halfClosed(server.url, http10('POST', '/') + body);
+    t.match(answer, /^HTTP\/1\.1 200 /);
+    t.notMatch(answer, /\r\nTrailer:/i, 'no trailers announced');
+    t.notMatch(answer, /\r\nTransfer-Encoding:/i);
+    t.equal(events(answer), expected, 'every event');
+    t.notMatch(answer, /#logsift-error/);
+    const id = randomUUID();
+    const deferred = await halfClosed(server.url, http10('PUT', `/${id}`) + body);
+    t.match(deferred, /^HTTP\/1\.1 200 /, 'a deferred job too');
+    t.notMatch(deferred, /\r\nTrailer:/i);
+    t.equal(server.app.jobStore.get(id)?.state, 'done');
   });
 
   t.test('an upload that stops sending: what came before goes through, double clicks held included, then 4037 after IDLE_UPLOAD_MS', async (t) => {

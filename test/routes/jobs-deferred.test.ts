@@ -92,6 +92,22 @@ t.test('PUT /{jobID}: events go to the result file, the response gets a heartbea
   t.match(progress, { id, state: 'done', running: false, linesRead: 50, events: 50, result: true, status: null });
 });
 
+t.test('a cut download of the result resumes (curl -C -): Range, If-Range, ETag', async (t) => {
+  const id = randomUUID();
+  await put(id, LOG, { 'Log-Format-ezproxy': EZPROXY_DEFAULT, Accept: 'text/csv' });
+  const whole = await get(`/${id}`);
+  const text = await whole.text();
+  const etag = whole.headers.get('etag')!;
+  t.equal(whole.headers.get('accept-ranges'), 'bytes');
+  const rest = await get(`/${id}`, { Range: 'bytes=500-', 'If-Range': etag });
+  t.equal(rest.status, 206);
+  t.equal(rest.headers.get('content-range'), `bytes 500-${Buffer.byteLength(text) - 1}/${Buffer.byteLength(text)}`);
+  t.equal(rest.headers.get('content-type'), 'text/csv; charset=utf-8');
+  t.match(rest.headers.get('content-disposition'), /^attachment; /);
+  t.equal(text.slice(0, 500) + (await rest.text()), text, 'the two parts make the whole result');
+  t.equal((await get(`/${id}`, { 'If-None-Match': etag })).status, 304);
+});
+
 t.test('the result file is whole when the job row says done: a download at that moment gets all of it', async (t) => {
   const store = server.app.jobStore;
   const seen: string[] = [];

@@ -22,6 +22,7 @@ import homeRoutes from './routes/home.js';
 import settingsPlugin from './plugins/settings.js';
 import formatTesterPlugin from './plugins/format-tester.js';
 import infoDataRoutes from './routes/info-data.js';
+import customSettingsRoutes from './routes/custom-settings.js';
 import healthRoutes from './routes/health.js';
 import castorRoutes from './routes/castor.js';
 import formatRoutes from './routes/format.js';
@@ -152,12 +153,14 @@ export async function buildApp(config: Config, logger: boolean | object = { leve
   app.addHook('onSend', async (_request, reply) => {
     reply.header('ezPAARSE-Version', APP_VERSION);
   });
-  // The public read-only routes, readable from pages of other sites (public-cors.ts).
+  // The public read-only routes, readable from pages of other sites (public-cors.ts); the
+  // custom settings' writes among them need an administrator and refuse other sites (auth.ts).
   for (const prefix of ['/info', '/api/info']) {
     await app.register(async (info) => {
       await info.register(publicCors);
       await info.register(infoRoutes);
       await info.register(infoDataRoutes);
+      await info.register(customSettingsRoutes);
     }, { prefix });
   }
   await app.register(healthRoutes);

@@ -98,7 +98,7 @@ const round2 = (n: number) => Math.round(n * 100) / 100;
 /**
  * Information routes beside /info/codes, /version and /platforms (mounted under /info and
  * /api/info): the event vocabulary, the predefined settings, usage counters and the service's
- * own state. All public and read-only.
+ * own state. All public and read-only (the custom predefined settings: custom-settings.ts).
  */
 export default async function infoDataRoutes(instance: FastifyInstance): Promise<void> {
   const app = instance.withTypeProvider<TypeBoxTypeProvider>();
@@ -130,15 +130,6 @@ export default async function infoDataRoutes(instance: FastifyInstance): Promise
   app.get('/predefined-settings', {
     schema: { response: { 200: Type.Record(Type.String(), PredefinedSettingSchema) } },
   }, async () => app.predefinedSettings.all());
-
-  // logsift's custom settings are the institution's own files (PREDEFINED_SETTINGS_DIR), not a
-  // database collection: the reference's array of `{id, fullName, country, headers}`.
-  app.get('/predefined-settings/custom', {
-    schema: { response: { 200: Type.Array(Type.Object({ id: Type.String(), ...PredefinedSettingSchema.properties })) } },
-  }, async () => {
-    const [settings, sources] = await Promise.all([app.predefinedSettings.all(), app.predefinedSettings.sources()]);
-    return Object.entries(settings).filter(([id]) => sources[id] === 'local').map(([id, s]) => ({ id, ...s }));
-  });
 
   const countries = new CountriesSource(join(app.config.resourcesDir, 'countries.json'), defaultGeoipFile('country'));
   app.get('/countries.json', {

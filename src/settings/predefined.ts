@@ -15,7 +15,14 @@ export interface PredefinedSetting {
 export type PredefinedSettings = Readonly<Record<string, PredefinedSetting>>;
 
 /** Where a setting comes from, lowest precedence first: an id defined again later replaces it. */
-export type SettingSource = 'logsift' | 'resources' | 'local';
+export type SettingSource = 'logsift' | 'resources' | 'local' | 'custom';
+
+/** The custom settings (the database's, src/db/custom-settings.ts), as the store reads them. */
+export interface CustomSettingsSource {
+  /** changes whenever the list does */
+  revision(): string;
+  list(): ReadonlyArray<PredefinedSetting & { readonly id: string }>;
+}
 
 export interface SettingsProblem {
   readonly file: string;
@@ -56,25 +63,52 @@ export function builtinSettings(): Record<string, PredefinedSetting> {
   return out;
 }
 
+/** A setting's headers, checked: an object of header name → one-line string (none: `{}`); a message when not. */
+function checkHeaders(id: string, raw: unknown): Record<string, string> | string {
+  const headers: Record<string, string> = {};
+  if (raw === undefined) return headers;
+  if (typeof raw !== 'object' || raw === null || Array.isArray(raw)) return `${id}: headers must be an object`;
+  for (const [name, value] of Object.entries(raw)) {
+    if (!HEADER_NAME.test(name)) return `${id}: ${JSON.stringify(name)} is not a header name`;
+    if (typeof value !== 'string' || /[\r\n\0]/.test(value)) return `${id}: the value of ${name} must be a one-line string`;
+    headers[name] = value;
+  }
+  return headers;
+}
+
+const isObject = (raw: unknown): raw is Record<string, unknown> => typeof raw === 'object' && raw !== null && !Array.isArray(raw);
+
 /** A setting read from a file, checked; a message when it cannot be used. */
 function checkSetting(id: string, raw: unknown): PredefinedSetting | string {
   if (!SETTING_ID.test(id)) return `id ${JSON.stringify(id)}: letters, digits, . _ - (64 at most)`;
-  if (typeof raw !== 'object' || raw === null || Array.isArray(raw)) return `${id}: not an object`;
-  const r = raw as Record<string, unknown>;
-  const headers: Record<string, string> = {};
-  if (r.headers !== undefined) {
-    if (typeof r.headers !== 'object' || r.headers === null || Array.isArray(r.headers)) return `${id}: headers must be an object`;
-    for (const [name, value] of Object.entries(r.headers)) {
-      if (!HEADER_NAME.test(name)) return `${id}: ${JSON.stringify(name)} is not a header name`;
-      if (typeof value !== 'string' || /[\r\n\0]/.test(value)) return `${id}: the value of ${name} must be a one-line string`;
-      headers[name] = value;
-    }
-  }
+  if (!isObject(raw)) return `${id}: not an object`;
+  const headers = checkHeaders(id, raw.headers);
+  if (typeof headers === 'string') return headers;
   return Object.freeze({
-    fullName: typeof r.fullName === 'string' && r.fullName.trim() ? r.fullName.slice(0, 200) : id,
-    country: typeof r.country === 'string' ? r.country.slice(0, 100) : '',
+    fullName: typeof raw.fullName === 'string' && raw.fullName.trim() ? raw.fullName.slice(0, 200) : id,
+    country: typeof raw.country === 'string' ? raw.country.slice(0, 100) : '',
     headers: Object.freeze(headers),
   });
+}
+
+/**
+ * A custom setting sent to the write routes (`settings` of their body), checked as a file's
+ * setting is, but strictly: what a file may leave out or overrun (the name, an overlong country)
+ * is refused rather than made up or cut, and so are headers a setting never gives a job.
+ * Other fields (the reference's `_id`) are ignored. A message when it cannot be stored.
+ */
+export function checkCustomSetting(raw: unknown): (PredefinedSetting & { readonly id: string }) | string {
+  if (!isObject(raw)) return 'settings must be an object { id, fullName, country, headers }';
+  const { id, fullName, country } = raw;
+  if (typeof id !== 'string' || !SETTING_ID.test(id)) return `id ${id === undefined ? 'is missing' : JSON.stringify(id)}: 1 to 64 letters, digits, . _ -, beginning with a letter or a digit`;
+  if (typeof fullName !== 'string' || !fullName.trim() || fullName.trim().length > 200) return `${id}: fullName must be a text of 1 to 200 characters`;
+  if (country !== undefined && (typeof country !== 'string' || country.length > 100)) return `${id}: country must be a text of 100 characters at most`;
+  if (raw.headers === undefined) return `${id}: headers are missing (an object of header name → value)`;
+  const headers = checkHeaders(id, raw.headers);
+  if (typeof headers === 'string') return headers;
+  const refused = Object.keys(headers).find((name) => NOT_FROM_SETTINGS.has(name.toLowerCase()));
+  if (refused !== undefined) return `${id}: ${refused} cannot come from a predefined setting`;
+  return Object.freeze({ id, fullName: fullName.trim(), country: (country as string | undefined)?.trim() ?? '', headers: Object.freeze(headers) });
 }
 
 export interface SettingsFiles {
@@ -84,8 +118,19 @@ export interface SettingsFiles {
   readonly localDir?: string;
 }
 
+interface FromFiles {
+  readonly signature: string;
+  readonly settings: Readonly<Record<string, PredefinedSetting>>;
+  readonly sources: Readonly<Record<string, SettingSource>>;
+  /** each id's file (logsift's own: `logsift`) */
+  readonly origins: Readonly<Record<string, string>>;
+  readonly problems: readonly SettingsProblem[];
+}
+
 interface Loaded {
   readonly signature: string;
+  readonly revision: string;
+  readonly fromFiles: FromFiles;
   readonly settings: PredefinedSettings;
   readonly sources: Readonly<Record<string, SettingSource>>;
   readonly problems: readonly SettingsProblem[];
@@ -93,9 +138,10 @@ interface Loaded {
 
 /**
  * The predefined settings: logsift's own, then the resources part's `predefined-settings.json`,
- * then the institution's files (PREDEFINED_SETTINGS_DIR), each replacing ids defined before it.
- * Files are read again only when their modification times change (an update of the resources
- * part, a file dropped in the folder), so asking costs a few `stat` calls.
+ * then the institution's files (PREDEFINED_SETTINGS_DIR), then the custom settings of the
+ * database, each replacing ids defined before it. Files are read again only when their
+ * modification times change (an update of the resources part, a file dropped in the folder), the
+ * custom settings only when their revision does (a write), so asking costs a few `stat` calls.
  */
 export class PredefinedSettingsStore {
   private loaded: Loaded | undefined;
@@ -103,7 +149,11 @@ export class PredefinedSettingsStore {
   /** each file's last content that read as JSON: a file broken since (a torn write) keeps it */
   private readonly lastGood = new Map<string, unknown>();
 
-  constructor(private readonly files: SettingsFiles, private readonly onProblem: (p: SettingsProblem) => void = () => undefined) {}
+  constructor(
+    private readonly files: SettingsFiles,
+    private readonly onProblem: (p: SettingsProblem) => void = () => undefined,
+    private readonly custom?: CustomSettingsSource,
+  ) {}
 
   async all(): Promise<PredefinedSettings> {
     return (await this.current()).settings;
@@ -120,6 +170,18 @@ export class PredefinedSettingsStore {
   async get(id: string): Promise<PredefinedSetting | undefined> {
     const settings = await this.all();
     return Object.hasOwn(settings, id) ? settings[id] : undefined;
+  }
+
+  /**
+   * The id of a setting of the files (logsift's, the resources part's, the institution's) equal
+   * to `id` whatever its case, with where it comes from; undefined when none: a custom setting
+   * may not take such an id.
+   */
+  async fileSetting(id: string): Promise<{ id: string; source: SettingSource } | undefined> {
+    const { sources } = (await this.current()).fromFiles;
+    const lower = id.toLowerCase();
+    const found = Object.keys(sources).find((k) => k.toLowerCase() === lower);
+    return found === undefined ? undefined : { id: found, source: sources[found] };
   }
 
   private async listFiles(): Promise<Array<{ file: string; source: SettingSource; mtime: number }>> {
@@ -147,10 +209,36 @@ export class PredefinedSettingsStore {
   private async refresh(): Promise<Loaded> {
     const files = await this.listFiles();
     const signature = JSON.stringify(files);
-    if (this.loaded?.signature === signature) return this.loaded;
+    const revision = this.custom?.revision() ?? '';
+    if (this.loaded?.signature === signature && this.loaded.revision === revision) return this.loaded;
+    const fromFiles = this.loaded?.signature === signature ? this.loaded.fromFiles : await this.readFiles(files, signature);
+    const settings: Record<string, PredefinedSetting> = { ...fromFiles.settings };
+    const sources: Record<string, SettingSource> = { ...fromFiles.sources };
+    const problems: SettingsProblem[] = [...fromFiles.problems];
+    for (const { id, fullName, country, headers } of this.custom?.list() ?? []) {
+      // A file that gained the id of a custom setting after it was written: the custom one stays in force.
+      if (Object.hasOwn(settings, id)) {
+        const p = { file: fromFiles.origins[id], message: `${id}: replaced by the custom setting of the same id` };
+        problems.push(p);
+        this.onProblem(p);
+      }
+      settings[id] = Object.freeze({ fullName, country, headers });
+      sources[id] = 'custom';
+    }
+    const sorted: Record<string, PredefinedSetting> = {};
+    for (const id of Object.keys(settings).sort()) sorted[id] = settings[id];
+    this.loaded = { signature, revision, fromFiles, settings: Object.freeze(sorted), sources: Object.freeze(sources), problems };
+    return this.loaded;
+  }
+
+  private async readFiles(files: ReadonlyArray<{ file: string; source: SettingSource }>, signature: string): Promise<FromFiles> {
     const settings: Record<string, PredefinedSetting> = builtinSettings();
     const sources: Record<string, SettingSource> = {};
-    for (const id of Object.keys(settings)) sources[id] = 'logsift';
+    const origins: Record<string, string> = {};
+    for (const id of Object.keys(settings)) {
+      sources[id] = 'logsift';
+      origins[id] = 'logsift';
+    }
     const problems: SettingsProblem[] = [];
     for (const { file, source } of files) {
       let data: unknown;
@@ -178,13 +266,11 @@ export class PredefinedSettingsStore {
         }
         settings[id] = setting;
         sources[id] = source;
+        origins[id] = file;
       }
     }
     for (const p of problems) this.onProblem(p);
-    const sorted: Record<string, PredefinedSetting> = {};
-    for (const id of Object.keys(settings).sort()) sorted[id] = settings[id];
-    this.loaded = { signature, settings: Object.freeze(sorted), sources: Object.freeze(sources), problems };
-    return this.loaded;
+    return { signature, settings, sources, origins, problems };
   }
 }
 

@@ -196,14 +196,14 @@ t.test('predefined settings: logsift’s own, the resources file, the institutio
   const again = (await ta.inject({ url: '/info/predefined-settings' })).json() as Record<string, unknown>;
   t.ok(again['local-2'], 'new file read');
 
-  // the reference's custom settings: here the institution's folder, as an array
+  // the reference's custom settings: the institution's folder (and the database's, none here), as an array
   for (const prefix of ['/info', '/api/info']) {
     const custom = await ta.inject({ url: `${prefix}/predefined-settings/custom` });
     t.equal(custom.statusCode, 200);
     t.same(custom.json(), [
-      { id: 'local-1', fullName: 'Our proxy', country: 'BE', headers: { 'Traces-Level': 'warn' } },
-      { id: 'local-2', fullName: 'Another', country: 'FR', headers: {} },
-    ], `${prefix}: the folder's settings only, {id, fullName, country, headers}`);
+      { id: 'local-1', fullName: 'Our proxy', country: 'BE', headers: { 'Traces-Level': 'warn' }, source: 'local' },
+      { id: 'local-2', fullName: 'Another', country: 'FR', headers: {}, source: 'local' },
+    ], `${prefix}: the folder's settings only, {id, fullName, country, headers}, and where they are kept`);
   }
 });
 

@@ -4,6 +4,7 @@ import { join } from 'node:path';
 import { startApp, EZPROXY_DEFAULT } from '../helpers/app.js';
 import { post, csvRows } from '../helpers/http.js';
 import { tempDir } from '../helpers/service.js';
+import { ADMIN, basic } from '../helpers/accounts.js';
 
 const LINE = '1.2.3.4 - JOHN [30/Nov/2012:00:14:18 +0100] "GET http://www.sciencedirect.com:80/science/article/pii/S0967064508000301 HTTP/1.1" 200 2248\n';
 
@@ -39,4 +40,38 @@ t.test('a predefined setting naming middlewares or platforms this service lacks:
   t.equal(own.headers['service-status'], '4025');
   const parser = await post(server.url, LINE, { 'ezPAARSE-Predefined-Settings': 'with-network', 'Force-Parser': 'oatao' });
   t.equal(parser.headers['service-status'], '4033');
+});
+
+t.test('a custom setting an administrator wrote applies to the next job by its id, the request\'s headers winning; changed and deleted without a restart', async (t) => {
+  const server = await startApp({}, { POOL_THREADS: '1' });
+  t.teardown(() => server.close());
+  const register = await fetch(`${server.url}/api/admin/register`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ userid: ADMIN.userid, password: ADMIN.password, confirm: ADMIN.password }) });
+  t.equal(register.status, 201);
+  const authorization = basic(ADMIN.userid, ADMIN.password);
+  const write = (method: string, path: string, settings?: unknown) => fetch(`${server.url}/info/predefined-settings/custom${path}`, {
+    method, headers: { authorization, ...(settings ? { 'content-type': 'application/json' } : {}) }, body: settings ? JSON.stringify({ settings }) : undefined,
+  });
+  const headers = { 'Log-Format-ezproxy': EZPROXY_DEFAULT, Accept: 'application/json', 'Crypted-Fields': 'none' };
+  t.equal((await write('POST', '', { id: 'our-library', fullName: 'Our library', country: 'FR', headers })).status, 201);
+
+  const job = (extra: Record<string, string> = {}) => post(server.url, LINE, { authorization, 'ezPAARSE-Predefined-Settings': 'our-library', ...extra });
+  const res = await job();
+  t.equal(res.status, 200);
+  t.match(res.headers['content-type'], /^application\/json/, 'the setting\'s output format');
+  const events = res.json<Array<Record<string, string>>>();
+  t.equal(events.length, 1);
+  t.equal(events[0].host, '1.2.3.4', 'its Crypted-Fields: none');
+  const general = JSON.parse(server.app.jobStore.get(res.headers['job-id'] as string)!.report!).general;
+  t.equal(general['predefined-settings'], 'our-library', 'the report names it');
+
+  const requestWins = await job({ Accept: 'text/csv' });
+  t.match(requestWins.headers['content-type'], /^text\/csv/, 'the request\'s own header wins');
+
+  t.equal((await write('PUT', '/our-library', { fullName: 'Our library', country: 'FR', headers: { ...headers, Accept: 'text/tab-separated-values' } })).status, 200);
+  t.match((await job()).headers['content-type'], /^text\/tab-separated-values/, 'the change applies to the next job');
+
+  t.equal((await write('DELETE', '/our-library')).status, 204);
+  const gone = await job();
+  t.equal(gone.status, 400);
+  t.equal(gone.headers['service-status'], '4026', 'deleted: an unknown setting');
 });

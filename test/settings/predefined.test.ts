@@ -5,7 +5,7 @@ import { join } from 'node:path';
 import { AUTO_FORMATS } from '../../src/pipeline/formats/auto-detect.js';
 import { BIBLIOPAM_STANDARD_FORMAT } from '../../src/pipeline/formats/bibliopam.js';
 import { compileFormat } from '../../src/pipeline/formats/compile.js';
-import { builtinSettings, formPredefinedView, mergeJobHeaders, PredefinedSettingsStore, SETTING_ID } from '../../src/settings/predefined.js';
+import { builtinSettings, checkCustomSetting, formPredefinedView, mergeJobHeaders, PredefinedSettingsStore, SETTING_ID, type PredefinedSetting } from '../../src/settings/predefined.js';
 
 t.test('logsift’s own settings: one per auto-detected format, each compiles', async (t) => {
   const settings = builtinSettings();
@@ -79,4 +79,68 @@ t.test('a settings file broken since it was last read keeps its last readable co
   t.match(problems.at(-1), /last readable content is kept/, 'and said');
   const fresh = new PredefinedSettingsStore({ resourcesFile: file });
   t.equal(await fresh.get('fr-inist'), undefined, 'a service that never read it has nothing to keep');
+});
+
+t.test('custom settings come after the files, read again only when their revision changes', async (t) => {
+  const dir = await mkdtemp(join(tmpdir(), 'logsift-settings-'));
+  const file = join(dir, 'predefined-settings.json');
+  await writeFile(file, JSON.stringify({ 'fr-inist': { fullName: 'INIST', country: 'FR', headers: { 'Crypted-Fields': 'none' } } }));
+  let revision = 1;
+  let listed = 0;
+  let list: Array<PredefinedSetting & { id: string }> = [{ id: 'mine', fullName: 'Mine', country: 'BE', headers: { 'Traces-Level': 'warn' } }];
+  const problems: string[] = [];
+  const store = new PredefinedSettingsStore({ resourcesFile: file }, (p) => problems.push(p.message), {
+    revision: () => String(revision),
+    list: () => {
+      listed++;
+      return list;
+    },
+  });
+  t.same(await store.get('mine'), { fullName: 'Mine', country: 'BE', headers: { 'Traces-Level': 'warn' } });
+  t.equal((await store.sources()).mine, 'custom');
+  t.equal((await store.sources())['fr-inist'], 'resources');
+  await store.all();
+  await store.get('fr-inist');
+  t.equal(listed, 1, 'one read while the revision stays');
+
+  list = [...list, { id: 'other', fullName: 'Other', country: '', headers: {} }];
+  revision++;
+  t.ok(await store.get('other'), 'a write is seen at the next call');
+  t.equal(listed, 2);
+  t.same(Object.keys(await store.all()).filter((id) => !id.startsWith('logsift-')), ['fr-inist', 'mine', 'other'], 'sorted by id with the others');
+
+  // A file that later defines a custom setting's id: the custom one stays in force, and it is said.
+  await writeFile(file, JSON.stringify({ mine: { fullName: 'The file', country: 'FR', headers: {} } }));
+  const later = new Date(Date.now() + 5000);
+  await utimes(file, later, later);
+  t.equal((await store.get('mine'))?.fullName, 'Mine');
+  t.match(problems.at(-1), /mine: replaced by the custom setting of the same id/);
+  t.same(await store.fileSetting('MINE'), { id: 'mine', source: 'resources' }, 'the files\' ids, whatever the case, custom ones aside');
+  t.same(await store.fileSetting('logsift-ezproxy-standard'), { id: 'logsift-ezproxy-standard', source: 'logsift' });
+  t.equal(await store.fileSetting('other'), undefined);
+});
+
+t.test('checkCustomSetting: the checks of the files\' settings, strictly', async (t) => {
+  t.same(checkCustomSetting({ _id: 'x', id: 'a.b_c-1', fullName: ' Name ', country: 'FR', headers: { 'Log-Format-ezproxy': '%h' } }),
+    { id: 'a.b_c-1', fullName: 'Name', country: 'FR', headers: { 'Log-Format-ezproxy': '%h' } }, 'the reference\'s _id ignored, the name trimmed');
+  t.same(checkCustomSetting({ id: 'a', fullName: 'A', headers: {} }), { id: 'a', fullName: 'A', country: '', headers: {} }, 'no country: none');
+  const refused: Array<[unknown, RegExp]> = [
+    [null, /must be an object/],
+    [[], /must be an object/],
+    [{ fullName: 'A', headers: {} }, /id is missing/],
+    [{ id: '-a', fullName: 'A', headers: {} }, /letters, digits/],
+    [{ id: 'a'.repeat(65), fullName: 'A', headers: {} }, /letters, digits/],
+    [{ id: 'a', headers: {} }, /fullName must be a text of 1 to 200/],
+    [{ id: 'a', fullName: '  ', headers: {} }, /fullName/],
+    [{ id: 'a', fullName: 'x'.repeat(201), headers: {} }, /fullName/],
+    [{ id: 'a', fullName: 'A', country: 3, headers: {} }, /country/],
+    [{ id: 'a', fullName: 'A' }, /headers are missing/],
+    [{ id: 'a', fullName: 'A', headers: [] }, /headers must be an object/],
+    [{ id: 'a', fullName: 'A', headers: { 'Bad Name': 'x' } }, /is not a header name/],
+    [{ id: 'a', fullName: 'A', headers: { Accept: 1 } }, /one-line string/],
+    [{ id: 'a', fullName: 'A', headers: { Accept: 'a\nb' } }, /one-line string/],
+    [{ id: 'a', fullName: 'A', headers: { Authorization: 'Basic eA==' } }, /Authorization cannot come from a predefined setting/],
+    [{ id: 'a', fullName: 'A', headers: { 'ezPAARSE-Predefined-Settings': 'b' } }, /cannot come from a predefined setting/],
+  ];
+  for (const [raw, message] of refused) t.match(checkCustomSetting(raw), message, JSON.stringify(raw).slice(0, 60));
 });

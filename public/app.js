@@ -9,6 +9,8 @@ import {
 const page = {
   files: [],
   settings: {},
+  /** ids of the custom settings (written by administrators: they may replace and delete them) */
+  custom: new Set(),
   /** the headers the selected predefined setting gave the form, to tell whether it was changed */
   baseline: null,
   /** headers of the setting that no control shows, sent as they are */
@@ -272,11 +274,100 @@ function refresh() {
     ? `Changed from ${page.settingName}: the job is sent with the form's values, without the setting's name.`
     : page.settingNote ?? note.textContent;
   $('#predefined-reset').hidden = !changed;
+  renderSettingAdmin();
   renderExtra();
   renderCommand();
   const ready = inputs().length > 0 && !page.job;
   $('#start').disabled = !ready;
   $('#start-hint').textContent = page.job ? 'A job is running.' : ready ? `${inputs().length} input(s) ready.` : 'Choose at least one file, or paste lines.';
+}
+
+// ---------------------------------------------------------------------------- custom settings (administrators)
+
+const isAdmin = () => currentUser()?.group === 'admin';
+
+/** The custom setting of an id whatever its case (the service refuses a second one so). */
+const customId = (id) => [...page.custom].find((c) => c.toLowerCase() === id.toLowerCase());
+
+/** A refusal as a sentence, with the service's detail (which setting clashes, which field is wrong). */
+function explain(err) {
+  const sentence = messageOf(err);
+  const detail = err?.body?.detail;
+  return detail && detail !== sentence ? `${sentence} ${detail}` : sentence;
+}
+
+function openSaveDialog() {
+  const form = $('#setting-form');
+  form.reset();
+  $('#setting-error').textContent = '';
+  // A custom setting chosen: its id and name, to save the changes over it.
+  const id = $('#predefined').value;
+  const setting = page.custom.has(id) ? page.settings[id] : undefined;
+  if (setting) {
+    form.elements.id.value = id;
+    form.elements.fullName.value = setting.fullName;
+    form.elements.country.value = setting.country;
+  }
+  $('#setting-dialog').showModal();
+  form.elements[setting ? 'fullName' : 'id'].focus();
+}
+
+/** POST, or PUT over the custom setting of the same id once the administrator confirms; then chosen in the selector. */
+async function saveSetting(event) {
+  event.preventDefault();
+  const form = $('#setting-form');
+  const data = new FormData(form);
+  const id = String(data.get('id')).trim();
+  // the setting's own id is never part of it
+  const headers = Object.fromEntries(Object.entries(formHeaders()).filter(([k]) => k.toLowerCase() !== 'ezpaarse-predefined-settings'));
+  const settings = { id, fullName: String(data.get('fullName')).trim(), country: String(data.get('country')).trim(), headers };
+  const existing = customId(id);
+  if (existing && !confirm(`Replace the custom setting ${existing} (${page.settings[existing]?.fullName ?? ''}) with the form's settings?`)) return;
+  const button = form.querySelector('button[type="submit"]');
+  button.disabled = true;
+  $('#setting-error').textContent = '';
+  try {
+    const saved = existing
+      ? await api(`/info/predefined-settings/custom/${encodeURIComponent(existing)}`, { method: 'PUT', json: { settings } })
+      : await api('/info/predefined-settings/custom', { method: 'POST', json: { settings } });
+    $('#setting-dialog').close();
+    await loadSettings();
+    chooseSetting(saved.id);
+    $('#setting-admin-note').textContent = `${existing ? 'Replaced' : 'Saved'}: ${saved.fullName} (${saved.id}).`;
+  } catch (err) {
+    $('#setting-error').textContent = explain(err);
+  } finally {
+    button.disabled = false;
+  }
+}
+
+async function deleteSetting() {
+  const id = $('#predefined').value;
+  if (!page.custom.has(id) || !confirm(`Delete the custom setting ${page.settings[id].fullName} (${id})? Jobs naming it will be refused (4026).`)) return;
+  try {
+    await api(`/info/predefined-settings/custom/${encodeURIComponent(id)}`, { method: 'DELETE' });
+  } catch (err) {
+    $('#setting-admin-note').textContent = explain(err);
+    return;
+  }
+  await loadSettings().catch(() => undefined);
+  applyWithoutSetting();
+  $('#setting-admin-note').textContent = `Deleted: ${id}. The form keeps its values.`;
+}
+
+/** The selector back to none, the form's values kept (a deleted setting's included). */
+function applyWithoutSetting() {
+  $('#predefined').value = '';
+  page.baseline = null;
+  page.settingName = '';
+  page.settingNote = "A predefined setting fills the form with an institution's usual settings.";
+  refresh();
+}
+
+/** The administrator's buttons: shown to administrators; Delete for a custom setting chosen. */
+function renderSettingAdmin() {
+  $('#setting-admin').hidden = !isAdmin();
+  $('#setting-delete').hidden = !page.custom.has($('#predefined').value);
 }
 
 // ---------------------------------------------------------------------------- format tester
@@ -594,25 +685,43 @@ function cancel() {
 
 // ---------------------------------------------------------------------------- start-up
 
+/** The predefined settings (and which are custom), into the selector: custom ones first, then by country. */
+async function loadSettings() {
+  const [settings, listed] = await Promise.all([api('/info/predefined-settings'), api('/info/predefined-settings/custom').catch(() => [])]);
+  page.settings = settings;
+  page.custom = new Set(listed.filter((s) => s.source === 'custom').map((s) => s.id));
+  const groups = new Map();
+  const option = (id, s) => h('option', { value: id }, `${s.fullName} (${id}${s.country ? `, ${s.country}` : ''})`);
+  const custom = [];
+  for (const [id, s] of Object.entries(settings)) {
+    if (page.custom.has(id)) {
+      custom.push(option(id, s));
+      continue;
+    }
+    const key = s.country || 'Other';
+    if (!groups.has(key)) groups.set(key, []);
+    groups.get(key).push(h('option', { value: id }, `${s.fullName} (${id})`));
+  }
+  const select = $('#predefined');
+  const chosen = select.value;
+  select.replaceChildren(h('option', { value: '' }, 'None: the settings below'),
+    custom.length ? h('optgroup', { label: 'Custom settings' }, custom) : null,
+    ...[...groups.keys()].sort().map((g) => h('optgroup', { label: g }, groups.get(g))));
+  select.value = Object.hasOwn(settings, chosen) ? chosen : '';
+  filterSettings($('#predefined-search').value);
+}
+
 async function load() {
-  const [app, settings, rejects, platforms] = await Promise.all([
-    api('/info/app'), api('/info/predefined-settings'), api('/info/rejects'), api('/info/platforms').catch(() => []),
+  const [app, rejects, platforms] = await Promise.all([
+    api('/info/app'), api('/info/rejects'), api('/info/platforms').catch(() => []), loadSettings(),
   ]);
   page.app = app;
-  page.settings = settings;
   page.rejects = rejects;
   const showLoginNeeded = () => { $('#login-needed').hidden = !(app.jobsNeedLogin && !currentUser()); };
   showLoginNeeded();
   onSessionChange(() => { showLoginNeeded(); refresh(); void loadHistory(); });
   void loadHistory();
 
-  const groups = new Map();
-  for (const [id, s] of Object.entries(settings)) {
-    const key = s.country || 'Other';
-    if (!groups.has(key)) groups.set(key, []);
-    groups.get(key).push(h('option', { value: id }, `${s.fullName} (${id})`));
-  }
-  $('#predefined').append(...[...groups.keys()].sort().map((g) => h('optgroup', { label: g }, groups.get(g))));
   $('#force-parser').append(...platforms.map((p) => h('option', { value: p.name }, `${p.longname ?? p.name} (${p.name})`)));
   $('#reject-choices').replaceChildren(...rejects.filter((r) => !r.kept).map((r) => h('label', { title: r.description },
     h('input', { type: 'checkbox', value: r.category, name: 'reject' }), r.label)));
@@ -628,6 +737,10 @@ $('#predefined-reset').addEventListener('click', () => {
 });
 $('#step-settings').addEventListener('input', refresh);
 $('#step-settings').addEventListener('change', refresh);
+$('#setting-save-open').addEventListener('click', openSaveDialog);
+$('#setting-form').addEventListener('submit', (e) => void saveSetting(e));
+$('#setting-cancel').addEventListener('click', () => $('#setting-dialog').close());
+$('#setting-delete').addEventListener('click', () => void deleteSetting());
 $('#test-format').addEventListener('click', () => void testFormat());
 $('#discover-format').addEventListener('click', () => void discoverFormat());
 $('#start').addEventListener('click', () => void start());

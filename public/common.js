@@ -167,6 +167,8 @@ export const MESSAGES = {
   cannotChangeYourOwnGroup: 'You cannot change your own group.',
   invalidGroup: 'The group must be "user" or "admin".',
   badSection: 'This part of the profile cannot be changed.',
+  alreadyExists: 'A predefined setting already has this id or this name.',
+  settingNotFound: 'There is no such custom setting (any more).',
   internalError: 'The service failed on this request; its log says why.',
 };
 

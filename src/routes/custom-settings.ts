@@ -2,7 +2,7 @@ import type { FastifyError, FastifyInstance, FastifyRequest } from 'fastify';
 import { Type, type TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
 import { CustomSettingError, type CustomSettingInput } from '../db/custom-settings.js';
 import { checkCustomSetting, type SettingSource } from '../settings/predefined.js';
-import { ApiError, ErrorBody, apiErrorHandler } from '../http-errors.js';
+import { ApiError, ErrorBody, apiErrorHandler, hideServerErrors } from '../http-errors.js';
 import { PredefinedSettingSchema } from './info-data.js';
 
 /** A custom setting as the write routes answer it: the setting, and who wrote it when. */
@@ -60,8 +60,11 @@ const author = (request: FastifyRequest) => request.user?.username ?? null;
  */
 export default async function customSettingsRoutes(instance: FastifyInstance): Promise<void> {
   const app = instance.withTypeProvider<TypeBoxTypeProvider>();
-  app.setErrorHandler((error: FastifyError | CustomSettingError, request, reply) =>
-    apiErrorHandler(error instanceof CustomSettingError ? new ApiError(ERROR_STATUS[error.code], error.code, {}, error.detail) : error, request, reply));
+  app.setErrorHandler((error: FastifyError | CustomSettingError, request, reply) => {
+    // The public list says nothing of a failure's cause (the database's path), as the other information routes.
+    if (request.method === 'GET' || request.method === 'HEAD') return hideServerErrors(error as FastifyError, request, reply);
+    return apiErrorHandler(error instanceof CustomSettingError ? new ApiError(ERROR_STATUS[error.code], error.code, {}, error.detail) : error, request, reply);
+  });
 
   // The reference's array of `{id, fullName, country, headers}`: the database's and the
   // institution's files' (PREDEFINED_SETTINGS_DIR), the latter read-only here.

@@ -385,7 +385,7 @@ t.test('a 5xx on the information routes answers a generic message', async (t) =>
   const ta = await testApp(t);
   const secret = `ENOENT: no such file, open '${ta.app.config.varDir}/settings/x.json'`;
   ta.app.predefinedSettings.all = async () => { throw new Error(secret); };
-  for (const url of ['/info/predefined-settings', '/api/info/form-predefined']) {
+  for (const url of ['/info/predefined-settings', '/api/info/form-predefined', '/info/predefined-settings/custom']) {
     const res = await ta.inject({ url });
     t.equal(res.statusCode, 500, url);
     t.same(res.json(), { statusCode: 500, error: 'Internal Server Error', message: 'internalError' });

@@ -154,3 +154,17 @@ t.test('kept in the database, with who wrote it', async (t) => {
   const row = ta.app.db.prepare('SELECT id, full_name, created_by FROM custom_settings').get();
   t.same(row, { id: 'be-ulb', full_name: 'ULB Brussels', created_by: 'admin@example.org' });
 });
+
+t.test('the public list says nothing of a database failure\'s cause; a write tells the administrator', async (t) => {
+  const { ta, send } = await setup(t);
+  const fail = () => { throw Object.assign(new Error('database disk image is malformed'), { code: 'SQLITE_CORRUPT' }); };
+  ta.app.customSettings.list = fail;
+  ta.app.customSettings.create = fail;
+  const res = await ta.inject({ url: '/info/predefined-settings/custom' });
+  t.equal(res.statusCode, 500);
+  t.same(res.json(), { statusCode: 500, error: 'Internal Server Error', message: 'internalError' });
+  t.notMatch(res.body, /sqlite/i);
+  const write = await send('POST', '/info/predefined-settings/custom', { settings: { ...MINE, id: 'x', fullName: 'X' } });
+  t.equal(write.statusCode, 503);
+  t.match(write.json(), { message: 'storageFailed' });
+});

@@ -372,58 +372,52 @@ function renderSettingAdmin() {
 
 // ---------------------------------------------------------------------------- format tester
 
-async function testFormat() {
+/**
+ * Runs `run` on the first lines of the first input, showing in the tester's box what it gives,
+ * or why it could not: no input, a request too costly (`tooCostly`: what to say), another error.
+ */
+async function onFirstLines(working, tooCostly, run) {
   const out = $('#tester-out');
-  out.replaceChildren(h('p', { class: 'hint' }, 'Testing…'));
+  out.replaceChildren(h('p', { class: 'hint' }, working));
   try {
     const logLines = await firstLines();
     if (!logLines) {
       out.replaceChildren(h('p', { class: 'notice warn' }, 'Choose a file or paste lines first.'));
       return;
     }
+    out.replaceChildren(...await run(logLines));
+  } catch (err) {
+    out.replaceChildren(h('p', { class: 'notice bad' }, err instanceof ApiError && err.status === 422 ? tooCostly : messageOf(err)));
+  }
+}
+
+function testFormat() {
+  return onFirstLines('Testing…', 'This format takes too long on these lines: one of its regular expressions is too costly.', async (logLines) => {
     const body = { logLines };
     const proxy = $('#proxy').value;
     if (proxy) body.proxy = proxy;
     if ($('#format').value.trim()) body.format = $('#format').value.trim();
     if ($('#date-format').value.trim()) body.dateFormat = $('#date-format').value.trim();
     const r = await api('/api/format/logparser', { method: 'PUT', json: body });
-    out.replaceChildren(...renderTest(r, logLines.split('\n')[0], body.dateFormat));
-  } catch (err) {
-    const message = err instanceof ApiError && err.status === 422
-      ? 'This format takes too long on these lines: one of its regular expressions is too costly.'
-      : messageOf(err);
-    out.replaceChildren(h('p', { class: 'notice bad' }, message));
-  }
+    return renderTest(r, logLines.split('\n')[0], body.dateFormat);
+  });
 }
 
 /** The predefined settings whose log format reads the first lines, each with a button to choose it. */
-async function discoverFormat() {
-  const out = $('#tester-out');
-  out.replaceChildren(h('p', { class: 'hint' }, 'Trying the predefined settings…'));
-  try {
-    const logLines = await firstLines();
-    if (!logLines) {
-      out.replaceChildren(h('p', { class: 'notice warn' }, 'Choose a file or paste lines first.'));
-      return;
-    }
+function discoverFormat() {
+  return onFirstLines('Trying the predefined settings…', 'Trying the predefined settings took too long on these lines.', async (logLines) => {
     const r = await api('/api/format/discover', { method: 'PUT', json: { logLines } });
     if (r.settings.length === 0) {
-      out.replaceChildren(h('p', { class: 'notice warn', id: 'discover-verdict' }, `No predefined setting reads these lines (${r.tested} tried): write the log format of your proxy below, or ask your administrator to add your institution's settings.`));
-      return;
+      return [h('p', { class: 'notice warn', id: 'discover-verdict' }, `No predefined setting reads these lines (${r.tested} tried): write the log format of your proxy below, or ask your administrator to add your institution's settings.`)];
     }
-    out.replaceChildren(
+    return [
       h('p', { class: 'notice ok', id: 'discover-verdict' }, `${r.settings.length} predefined setting(s) read these lines:`),
       h('ul', { class: 'discovered' }, r.settings.slice(0, 20).map((s) => h('li', { dataset: { setting: s.id } },
         h('button', { type: 'button', onclick: () => chooseSetting(s.id) }, 'Use'), ' ',
         `${s.fullName} (${s.country || 'no country'}): ${s.matching} of the ${r.tested} lines, `, h('code', {}, s.format)))),
       ...(r.settings.length > 20 ? [h('p', { class: 'hint' }, `and ${r.settings.length - 20} more.`)] : []),
-    );
-  } catch (err) {
-    const message = err instanceof ApiError && err.status === 422
-      ? 'Trying the predefined settings took too long on these lines.'
-      : messageOf(err);
-    out.replaceChildren(h('p', { class: 'notice bad' }, message));
-  }
+    ];
+  });
 }
 
 /** Shows only the predefined settings whose name, id or country holds every word typed (accents ignored). */

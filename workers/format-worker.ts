@@ -16,48 +16,32 @@ export type FormatTaskResult<R = FormatTestResult> =
   | { readonly ok: true; readonly result: R }
   | { readonly ok: false; readonly code: string; readonly message: string; readonly position?: number };
 
-const script = new vm.Script('r = null; m = new RegExp(s).exec(l); if (m !== null) r = Array.from(m, (x) => (x === undefined ? null : x));');
-const context = vm.createContext({ s: '', l: '', m: null, r: null });
+const script = new vm.Script('r = null; re = new RegExp(s); r = ls.map((l) => { const m = re.exec(l); return m === null ? null : Array.from(m, (x) => (x === undefined ? null : x)); });');
+const context = vm.createContext({ s: '', ls: [], re: null, r: null });
 
-const manyScript = new vm.Script('r = null; re = new RegExp(s); r = ls.map((l) => { const m = re.exec(l); return m === null ? null : Array.from(m, (x) => (x === undefined ? null : x)); });');
-const manyContext = vm.createContext({ s: '', ls: [], re: null, r: null });
-
-/** One regex on many lines in one `vm` run: what the discovery of the predefined settings' formats needs. */
+/** One regex on lines in one `vm` run, stopped at the deadline: one run a format, not one a line (entering it costs more than a match). */
 function budgetedManyMatcher(deadline: number): ManyMatcher {
   return (source, lines) => {
     const left = deadline - Date.now();
     if (left <= 0) throw new BudgetExceeded();
-    manyContext.s = source;
-    manyContext.ls = lines;
-    try {
-      manyScript.runInContext(manyContext, { timeout: Math.max(1, Math.ceil(left)) });
-    } catch (err) {
-      if ((err as NodeJS.ErrnoException).code === 'ERR_SCRIPT_EXECUTION_TIMEOUT') throw new BudgetExceeded();
-      throw err;
-    } finally {
-      manyContext.re = null;
-      manyContext.ls = [];
-    }
-    return manyContext.r as Array<Array<string | null> | null>;
-  };
-}
-
-function budgetedMatcher(deadline: number): Matcher {
-  return (source, line) => {
-    const left = deadline - Date.now();
-    if (left <= 0) throw new BudgetExceeded();
     context.s = source;
-    context.l = line;
+    context.ls = lines;
     try {
       script.runInContext(context, { timeout: Math.max(1, Math.ceil(left)) });
     } catch (err) {
       if ((err as NodeJS.ErrnoException).code === 'ERR_SCRIPT_EXECUTION_TIMEOUT') throw new BudgetExceeded();
       throw err;
     } finally {
-      context.m = null;
+      context.re = null;
+      context.ls = [];
     }
-    return context.r as Array<string | null> | null;
+    return context.r as Array<Array<string | null> | null>;
   };
+}
+
+function budgetedMatcher(deadline: number): Matcher {
+  const many = budgetedManyMatcher(deadline);
+  return (source, line) => many(source, [line])[0];
 }
 
 export default function run(task: FormatTask): FormatTaskResult<FormatTestResult | DiscoverResult> {

@@ -529,11 +529,31 @@ function showResult(job, p, ok) {
   $('#result-links').replaceChildren(...links);
 }
 
+/**
+ * The end of the job's traces file (its last 30 lines), while the Traces box is open: what the job
+ * says as it goes (files read, formats, alerts), asked by a byte range so that a long job's
+ * traces are never read whole.
+ */
+async function tailTraces(job) {
+  if (!$('#live-traces').open) return;
+  try {
+    const res = await fetch(`/${job.id}/job-traces.log`, { headers: { ...authHeaders(), Range: 'bytes=-8192' } });
+    if (!res.ok) return;
+    let text = await res.text();
+    // a range that starts inside the file starts inside a line
+    if (res.status === 206 && !/^bytes 0-/.test(res.headers.get('Content-Range') ?? '')) text = text.slice(text.indexOf('\n') + 1);
+    $('#traces-tail').textContent = text.split('\n').filter(Boolean).slice(-30).join('\n');
+  } catch (err) {
+    console.warn('traces', err);
+  }
+}
+
 async function poll(job) {
   try {
     const p = await api(`/api/jobs/${job.id}/progress`);
     job.last = p;
     showProgress(p);
+    void tailTraces(job);
     if (p.running && job.phase !== 'upload') $('#status-line').textContent = 'Processing the last lines…';
     if (!p.running && p.state !== 'done' && job.phase !== 'ended' && !job.ended && !job.cancelled) {
       // The job failed or was aborted while files were still going: sending the rest is for
@@ -579,6 +599,7 @@ function finish(job, outcome) {
     $('#job-error').textContent = outcome.message ?? '';
   }
   if (outcome.progress) showResult(job, outcome.progress, outcome.ok);
+  void tailTraces(job);
   refresh();
   void loadHistory();
 }
@@ -613,9 +634,11 @@ async function start() {
   const rejectFiles = (headers['Reject-Files'] ?? '') === 'all' ? page.rejects.map((r) => r.category) : (headers['Reject-Files'] ?? '').split(',').filter(Boolean);
   const job = { id: uuid(), phase: 'upload', rejectFiles, cancelled: false };
   page.job = job;
+  page.shownJob = job;
   const total = files.reduce((n, f) => n + f.size, 0);
   $('#step-progress').hidden = false;
   $('#job-id').textContent = job.id;
+  $('#traces-tail').textContent = '';
   $('#job-error').textContent = '';
   $('#result-links').replaceChildren();
   $('#cancel').hidden = false;
@@ -737,6 +760,7 @@ $('#setting-cancel').addEventListener('click', () => $('#setting-dialog').close(
 $('#setting-delete').addEventListener('click', () => void deleteSetting());
 $('#test-format').addEventListener('click', () => void testFormat());
 $('#discover-format').addEventListener('click', () => void discoverFormat());
+$('#live-traces').addEventListener('toggle', () => { if (page.shownJob) void tailTraces(page.shownJob); });
 $('#start').addEventListener('click', () => void start());
 $('#cancel').addEventListener('click', cancel);
 $('#again').addEventListener('click', () => {

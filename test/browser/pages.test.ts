@@ -176,11 +176,18 @@ if (browser) {
     t.pass('the upload’s progress is shown');
     await page.waitForFunction(() => Number(document.querySelector('#fig-lines')?.textContent?.replace(/[^0-9]/g, '')) > 0, undefined, { timeout: 20_000 });
     t.equal(await text(page, '#job-state'), 'running', 'figures move while the job runs');
+    // the traces' last lines, while the job runs, once their box is open
+    await page.click('#live-traces summary');
+    await page.waitForFunction(() => /info: /.test(document.querySelector('#traces-tail')?.textContent ?? ''), undefined, { timeout: 20_000 });
+    t.match(await text(page, '#traces-tail'), /Job [0-9a-f-]{36}|format|file/i, 'what the job says as it goes');
     await screenshot('03-progress');
     await throttle(page, -1);
 
     await page.waitForSelector('#job-state.ok, #job-state.bad', { timeout: 60_000 });
     t.equal(await text(page, '#job-state'), 'done');
+    await page.waitForFunction(() => /lines read: \d+ events/.test(document.querySelector('#traces-tail')?.textContent ?? ''), undefined, { timeout: 20_000 });
+    t.pass('and at the end, the counts line');
+    t.ok((await text(page, '#traces-tail')).split('\n').length <= 30, 'the last 30 lines at most');
     await screenshot('04-result');
 
     const row = server.app.jobStore.get(id)!;

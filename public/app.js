@@ -2,9 +2,10 @@
 // the job: a deferred job (PUT /{id}) whose upload streams from the files, its progress polled
 // from /api/jobs/{id}/progress, and links to its result and report at the end.
 import {
-  $, h, api, ApiError, authHeaders, currentUser, formatBytes, formatDuration, formatNumber, historyRows, messageOf,
-  onSessionChange, openLogin, setupLogin, uuid,
+  $, h, api, ApiError, authHeaders, currentUser, formatBytes, formatDuration, formatNumber, historyRows, live, messageOf,
+  onSessionChange, openLogin, raw, setText, setupLogin, t, tr, uuid,
 } from './common.js';
+import { onLanguageChange } from './i18n.js';
 
 const page = {
   files: [],
@@ -41,12 +42,12 @@ function renderFiles() {
   list.replaceChildren(...page.files.map((file, i) => h('li', {},
     h('span', { class: 'name' }, file.name),
     isGzip(file) ? h('span', { class: 'badge' }, 'gzip') : null,
-    h('span', { class: 'size' }, formatBytes(file.size)),
-    h('button', { type: 'button', class: 'link', 'aria-label': `Remove ${file.name}`, onclick: () => { page.files.splice(i, 1); renderFiles(); focusAfterRemoval(i); } }, 'Remove'),
+    h('span', { class: 'size' }, live(() => formatBytes(file.size))),
+    h('button', { type: 'button', class: 'link', 'aria-label': tr('app.removeFile', { name: file.name }), onclick: () => { page.files.splice(i, 1); renderFiles(); focusAfterRemoval(i); } }, tr('app.remove')),
   )));
   const total = page.files.reduce((n, f) => n + f.size, 0);
   $('#file-summary').hidden = page.files.length === 0;
-  $('#file-total').textContent = `${page.files.length} file${page.files.length > 1 ? 's' : ''}, ${formatBytes(total)}`;
+  setText($('#file-total'), tr('app.fileTotal', { n: page.files.length, size: () => formatBytes(total) }));
   refresh();
 }
 
@@ -120,7 +121,7 @@ async function firstLines(max = 20) {
     }
   } catch (err) {
     // A .gz that is not gzip ("incorrect header check"), a file gone from the disk
-    throw new Error(isGzip(file) ? `${file.name} could not be read as gzip: ${err.message}` : `${file.name} could not be read: ${err.message}`);
+    throw new Error(t(isGzip(file) ? 'app.unreadableGzip' : 'app.unreadable', { name: file.name, error: err.message }));
   } finally {
     await reader.cancel().catch(() => undefined);
   }
@@ -229,8 +230,8 @@ function applySetting(id) {
   }
   page.settingName = setting ? `${setting.fullName}${setting.country ? ` (${setting.country})` : ''}` : '';
   page.settingNote = setting
-    ? `${page.settingName}: ${Object.keys(setting.headers).length} header(s) applied to the form.`
-    : "A predefined setting fills the form with an institution's usual settings.";
+    ? tr('app.settingApplied', { name: page.settingName, n: Object.keys(setting.headers).length })
+    : tr('app.settingNote');
   refresh();
 }
 
@@ -239,7 +240,7 @@ function renderExtra() {
   const entries = Object.entries(page.extra);
   box.replaceChildren();
   if (!entries.length) return;
-  box.append(h('h3', {}, 'Other headers of the predefined setting'),
+  box.append(h('h3', {}, tr('app.otherHeaders')),
     h('table', { class: 'kv' }, h('tbody', {}, entries.map(([k, v]) => h('tr', {}, h('td', {}, k), h('td', { class: 'mono' }, v))))));
 }
 
@@ -261,25 +262,21 @@ function renderCommand() {
 function refresh() {
   const proxy = $('#proxy').value;
   $('#format').disabled = !proxy;
-  $('#format').placeholder = { ezproxy: '%h %l %u %t "%r" %s %b', apache: '%h %l %u %t "%r" %>s %b', squid: '%ts.%03tu %6tr %>a %Ss/%03>Hs %<st %rm %ru %[un %Sh/%<a %mt', bibliopam: 'standard' }[proxy] ?? 'choose the proxy type first';
+  $('#format').placeholder = { ezproxy: '%h %l %u %t "%r" %s %b', apache: '%h %l %u %t "%r" %>s %b', squid: '%ts.%03tu %6tr %>a %Ss/%03>Hs %<st %rm %ru %[un %Sh/%<a %mt', bibliopam: 'standard' }[proxy] ?? t('app.formatFirst');
   // a type without its format sends nothing: the job recognises the format, as with no type
-  $('#format-note').textContent = proxy && proxy !== 'bibliopam' && !$('#format').value.trim()
-    ? 'Empty: the format is recognised among the common ones (the type alone is not sent). Type your proxy\'s format to use it.'
-    : '';
+  setText($('#format-note'), proxy && proxy !== 'bibliopam' && !$('#format').value.trim() ? tr('app.formatEmpty') : '');
   const id = $('#predefined').value;
   const changed = Boolean(id) && modified();
   const note = $('#predefined-note');
   note.classList.toggle('warn', changed);
-  note.textContent = changed
-    ? `Changed from ${page.settingName}: the job is sent with the form's values, without the setting's name.`
-    : page.settingNote ?? note.textContent;
+  setText(note, changed ? tr('app.settingChanged', { name: page.settingName }) : page.settingNote ?? tr('app.settingNote'));
   $('#predefined-reset').hidden = !changed;
   renderSettingAdmin();
   renderExtra();
   renderCommand();
   const ready = inputs().length > 0 && !page.job;
   $('#start').disabled = !ready;
-  $('#start-hint').textContent = page.job ? 'A job is running.' : ready ? `${inputs().length} input(s) ready.` : 'Choose at least one file, or paste lines.';
+  setText($('#start-hint'), page.job ? tr('app.jobRunning') : ready ? tr('app.inputsReady', { n: inputs().length }) : tr('app.chooseInput'));
 }
 
 // ---------------------------------------------------------------------------- custom settings (administrators)
@@ -293,7 +290,7 @@ const customId = (id) => [...page.custom].find((c) => c.toLowerCase() === id.toL
 function explain(err) {
   const sentence = messageOf(err);
   const detail = err?.body?.detail;
-  return detail && detail !== sentence ? `${sentence} ${detail}` : sentence;
+  return detail && sentence.key !== null ? tr('app.sentenceDetail', { sentence, detail }) : sentence;
 }
 
 function openSaveDialog() {
@@ -322,7 +319,7 @@ async function saveSetting(event) {
   const headers = Object.fromEntries(Object.entries(formHeaders()).filter(([k]) => k.toLowerCase() !== 'ezpaarse-predefined-settings'));
   const settings = { id, fullName: String(data.get('fullName')).trim(), country: String(data.get('country')).trim(), headers };
   const existing = customId(id);
-  if (existing && !confirm(`Replace the custom setting ${existing} (${page.settings[existing]?.fullName ?? ''}) with the form's settings?`)) return;
+  if (existing && !confirm(t('app.replaceConfirm', { id: existing, name: page.settings[existing]?.fullName ?? '' }))) return;
   const button = form.querySelector('button[type="submit"]');
   button.disabled = true;
   $('#setting-error').textContent = '';
@@ -333,9 +330,9 @@ async function saveSetting(event) {
     $('#setting-dialog').close();
     await loadSettings();
     chooseSetting(saved.id);
-    $('#setting-admin-note').textContent = `${existing ? 'Replaced' : 'Saved'}: ${saved.fullName} (${saved.id}).`;
+    setText($('#setting-admin-note'), tr(existing ? 'app.settingReplaced' : 'app.settingSaved', { name: saved.fullName, id: saved.id }));
   } catch (err) {
-    $('#setting-error').textContent = explain(err);
+    setText($('#setting-error'), explain(err));
   } finally {
     button.disabled = false;
   }
@@ -343,16 +340,16 @@ async function saveSetting(event) {
 
 async function deleteSetting() {
   const id = $('#predefined').value;
-  if (!page.custom.has(id) || !confirm(`Delete the custom setting ${page.settings[id].fullName} (${id})? Jobs naming it will be refused (4026).`)) return;
+  if (!page.custom.has(id) || !confirm(t('app.deleteConfirm', { name: page.settings[id].fullName, id }))) return;
   try {
     await api(`/info/predefined-settings/custom/${encodeURIComponent(id)}`, { method: 'DELETE' });
   } catch (err) {
-    $('#setting-admin-note').textContent = explain(err);
+    setText($('#setting-admin-note'), explain(err));
     return;
   }
   await loadSettings().catch(() => undefined);
   applyWithoutSetting();
-  $('#setting-admin-note').textContent = `Deleted: ${id}. The form keeps its values.`;
+  setText($('#setting-admin-note'), tr('app.settingDeleted', { id }));
 }
 
 /** The selector back to none, the form's values kept (a deleted setting's included). */
@@ -360,7 +357,7 @@ function applyWithoutSetting() {
   $('#predefined').value = '';
   page.baseline = null;
   page.settingName = '';
-  page.settingNote = "A predefined setting fills the form with an institution's usual settings.";
+  page.settingNote = tr('app.settingNote');
   refresh();
 }
 
@@ -382,7 +379,7 @@ async function onFirstLines(working, tooCostly, run) {
   try {
     const logLines = await firstLines();
     if (!logLines) {
-      out.replaceChildren(h('p', { class: 'notice warn' }, 'Choose a file or paste lines first.'));
+      out.replaceChildren(h('p', { class: 'notice warn' }, tr('app.noLines')));
       return;
     }
     out.replaceChildren(...await run(logLines));
@@ -392,7 +389,7 @@ async function onFirstLines(working, tooCostly, run) {
 }
 
 function testFormat() {
-  return onFirstLines('Testing…', 'This format takes too long on these lines: one of its regular expressions is too costly.', async (logLines) => {
+  return onFirstLines(tr('app.testing'), tr('app.testTooCostly'), async (logLines) => {
     const body = { logLines };
     const proxy = $('#proxy').value;
     if (proxy) body.proxy = proxy;
@@ -405,17 +402,17 @@ function testFormat() {
 
 /** The predefined settings whose log format reads the first lines, each with a button to choose it. */
 function discoverFormat() {
-  return onFirstLines('Trying the predefined settings…', 'Trying the predefined settings took too long on these lines.', async (logLines) => {
+  return onFirstLines(tr('app.discovering'), tr('app.discoverTooCostly'), async (logLines) => {
     const r = await api('/api/format/discover', { method: 'PUT', json: { logLines } });
     if (r.settings.length === 0) {
-      return [h('p', { class: 'notice warn', id: 'discover-verdict' }, `No predefined setting reads these lines (${r.tested} tried): write the log format of your proxy below, or ask your administrator to add your institution's settings.`)];
+      return [h('p', { class: 'notice warn', id: 'discover-verdict' }, tr('app.discoverNone', { n: r.tested }))];
     }
     return [
-      h('p', { class: 'notice ok', id: 'discover-verdict' }, `${r.settings.length} predefined setting(s) read these lines:`),
+      h('p', { class: 'notice ok', id: 'discover-verdict' }, tr('app.discoverSome', { n: r.settings.length })),
       h('ul', { class: 'discovered' }, r.settings.slice(0, 20).map((s) => h('li', { dataset: { setting: s.id } },
-        h('button', { type: 'button', onclick: () => chooseSetting(s.id) }, 'Use'), ' ',
-        `${s.fullName} (${s.country || 'no country'}): ${s.matching} of the ${r.tested} lines, `, h('code', {}, s.format)))),
-      ...(r.settings.length > 20 ? [h('p', { class: 'hint' }, `and ${r.settings.length - 20} more.`)] : []),
+        h('button', { type: 'button', onclick: () => chooseSetting(s.id) }, tr('app.use')), ' ',
+        tr('app.discoverItem', { name: s.fullName, country: s.country || tr('app.noCountry'), matching: s.matching, n: r.tested }), h('code', {}, s.format)))),
+      ...(r.settings.length > 20 ? [h('p', { class: 'hint' }, tr('app.discoverMore', { n: r.settings.length - 20 }))] : []),
     ];
   });
 }
@@ -437,7 +434,7 @@ function filterSettings(query) {
     group.hidden = inGroup === 0;
     shown += inGroup;
   }
-  $('#predefined-count').textContent = words.length ? `${shown} of ${total} settings match.` : '';
+  setText($('#predefined-count'), words.length ? tr('app.settingsMatch', { shown, total }) : '');
 }
 
 function chooseSetting(id) {
@@ -451,25 +448,25 @@ function renderTest(r, line, dateFormat) {
   if (r.strictMatch && !r.recognised) {
     // As a job counts lines: the format matches, but a line whose date does not read is rejected (4003).
     const reason = r.ec?.datetime === undefined && r.ec?.timestamp === undefined && r.ec?.epoch === undefined
-      ? ['it reads no date from it: the format needs one (', h('code', {}, '%t'), ' for instance).']
-      : ['its date does not read with the date format ', h('code', {}, dateFormat ?? $('#date-format').placeholder), ': set the date format of your logs.'];
-    nodes.push(h('p', { class: 'notice bad', id: 'tester-verdict' }, `Not recognised: the ${r.proxy} format `, h('code', {}, r.format),
-      ' matches the first line, but ', ...reason, ` A job would reject such lines (${r.lines.matching} of the ${r.lines.tested} first lines would be kept) and fail with 4003.`));
+      ? [tr('app.noDate1'), h('code', {}, '%t'), tr('app.noDate2')]
+      : [tr('app.badDate1'), h('code', {}, dateFormat ?? $('#date-format').placeholder), tr('app.badDate2')];
+    nodes.push(h('p', { class: 'notice bad', id: 'tester-verdict' }, tr('app.notRecognised1', { proxy: r.proxy }), h('code', {}, r.format),
+      tr('app.notRecognised2'), ...reason, tr('app.notRecognised3', { matching: r.lines.matching, tested: r.lines.tested })));
   } else if (r.strictMatch) {
-    nodes.push(h('p', { class: 'notice ok', id: 'tester-verdict' }, `${r.autoDetect ? 'Recognised' : 'The format matches'}: ${r.proxy} format `, h('code', {}, r.format),
-      ` — ${r.lines.matching} of the ${r.lines.tested} first lines match.`));
+    nodes.push(h('p', { class: 'notice ok', id: 'tester-verdict' }, tr(r.autoDetect ? 'app.recognised' : 'app.formatMatches', { proxy: r.proxy }), h('code', {}, r.format),
+      tr('app.linesMatch', { matching: r.lines.matching, tested: r.lines.tested })));
   }
   if (r.strictMatch) {
     if (r.autoDetect && r.recognised) {
-      nodes.push(h('button', { type: 'button', onclick: () => { $('#proxy').value = r.proxy; $('#format').value = r.format; refresh(); } }, 'Use this format'));
+      nodes.push(h('button', { type: 'button', onclick: () => { $('#proxy').value = r.proxy; $('#format').value = r.format; refresh(); } }, tr('app.useFormat')));
     }
-    if (r.missing.length) nodes.push(h('p', { class: 'notice warn' }, `The events would lack: ${r.missing.join(', ')}.`));
-    nodes.push(h('h3', {}, 'The event of the first line'),
+    if (r.missing.length) nodes.push(h('p', { class: 'notice warn' }, tr('app.missing', { fields: r.missing.join(', ') })));
+    nodes.push(h('h3', {}, tr('app.firstEvent')),
       h('table', { class: 'kv' }, h('tbody', {}, Object.entries(r.ec).map(([k, v]) => h('tr', {}, h('td', {}, k), h('td', { class: 'mono' }, String(v)))))));
   } else if (r.autoDetect) {
-    nodes.push(h('p', { class: 'notice warn' }, 'No format logsift knows matches the first line: choose the proxy type and write the format of your logs.'));
+    nodes.push(h('p', { class: 'notice warn' }, tr('app.noKnownFormat')));
   } else {
-    nodes.push(h('p', { class: 'notice bad' }, 'The format does not match the first line. It matches up to here (green), then breaks:'),
+    nodes.push(h('p', { class: 'notice bad' }, tr('app.formatBreaks')),
       h('pre', {}, h('mark', {}, line.slice(0, r.breakAt.line)), h('span', { class: 'broken' }, line.slice(r.breakAt.line))),
       h('pre', {}, h('mark', {}, r.formatBreak), h('span', { class: 'broken' }, r.format.slice(r.breakAt.format))));
   }
@@ -480,32 +477,33 @@ function renderTest(r, line, dateFormat) {
 
 const labelOf = (category) => page.rejects.find((r) => r.category === category) ?? { label: category, description: '' };
 
-function setState(text, kind = '') {
+/** The job's badge: a state of state.* (running, done, failed, aborted) or cancelled. */
+function setState(state, kind = '') {
   const badge = $('#job-state');
-  badge.textContent = text;
+  setText(badge, tr(state === 'cancelled' ? 'app.cancelledState' : `state.${state}`));
   badge.className = `badge ${kind}`;
 }
 
 function showProgress(p) {
-  $('#fig-lines').textContent = formatNumber(p.linesRead);
-  $('#fig-events').textContent = formatNumber(p.events);
-  $('#fig-denied').textContent = formatNumber(p.denied);
+  setText($('#fig-lines'), live(() => formatNumber(p.linesRead)));
+  setText($('#fig-events'), live(() => formatNumber(p.events)));
+  setText($('#fig-denied'), live(() => formatNumber(p.denied)));
   const rejected = Object.entries(p.rejects).filter(([c]) => !labelOf(c).kept).reduce((n, [, v]) => n + v, 0);
-  $('#fig-rejected').textContent = formatNumber(rejected);
-  $('#fig-speed').textContent = p.linesRead ? `${formatNumber(p.linesPerSecond)} lines/s` : '–';
+  setText($('#fig-rejected'), live(() => formatNumber(rejected)));
+  setText($('#fig-speed'), p.linesRead ? tr('app.speed', { n: p.linesPerSecond }) : '–');
   $('#fig-elapsed').textContent = formatDuration(p.elapsedMs);
   const rows = Object.entries(p.rejects).filter(([, n]) => n > 0).sort((a, b) => b[1] - a[1]);
   $('#rejects-table').hidden = rows.length === 0;
   $('#rejects-table tbody').replaceChildren(...rows.map(([c, n]) => h('tr', { dataset: { category: c } },
-    h('td', {}, labelOf(c).label), h('td', { class: 'num' }, formatNumber(n)), h('td', { class: 'hint' }, labelOf(c).description))));
+    h('td', {}, labelOf(c).label), h('td', { class: 'num' }, live(() => formatNumber(n))), h('td', { class: 'hint' }, labelOf(c).description))));
 }
 
 function showUpload(loaded, total) {
   const percent = total ? Math.min(100, Math.round((loaded * 100) / total)) : 0;
   $('#upload-bar > div').style.width = `${percent}%`;
   $('#upload-bar').setAttribute('aria-valuenow', String(percent));
-  $('#fig-sent').textContent = formatBytes(loaded);
-  if (page.job?.phase === 'upload') $('#status-line').textContent = `Sending the files: ${percent} % of ${formatBytes(total)}, processed as they arrive.`;
+  setText($('#fig-sent'), live(() => formatBytes(loaded)));
+  if (page.job?.phase === 'upload') setText($('#status-line'), tr('app.sending', { percent, size: () => formatBytes(total) }));
 }
 
 /**
@@ -517,14 +515,14 @@ function showResult(job, p, ok) {
   const q = p.ticket ? `?ticket=${encodeURIComponent(p.ticket)}` : '';
   const base = `/${job.id}`;
   const links = [];
-  if (p.result && ok) links.push(h('a', { class: 'primary', href: `${base}${q}`, id: 'download-result', download: '' }, `Download the result (${formatNumber(p.events)} events)`));
-  links.push(h('a', { class: ok ? undefined : 'primary', href: `${base}/job-report.html${q}`, id: 'open-report', target: '_blank', rel: 'noopener' }, ok ? 'Open the report' : 'Open the report (why it ended)'));
-  if (p.result && !ok && p.events > 0) links.push(h('a', { href: `${base}${q}`, id: 'download-result', download: '' }, `Partial result (${formatNumber(p.events)} events)`));
-  links.push(h('a', { href: `${base}/job-report.json${q}`, id: 'report-json' }, 'Report (JSON)'));
-  links.push(h('a', { href: `${base}/job-traces.log${q}`, id: 'traces' }, 'Traces'));
+  if (p.result && ok) links.push(h('a', { class: 'primary', href: `${base}${q}`, id: 'download-result', download: '' }, tr('app.download', { n: p.events })));
+  links.push(h('a', { class: ok ? undefined : 'primary', href: `${base}/job-report.html${q}`, id: 'open-report', target: '_blank', rel: 'noopener' }, tr(ok ? 'app.openReport' : 'app.openReportWhy')));
+  if (p.result && !ok && p.events > 0) links.push(h('a', { href: `${base}${q}`, id: 'download-result', download: '' }, tr('app.partial', { n: p.events })));
+  links.push(h('a', { href: `${base}/job-report.json${q}`, id: 'report-json' }, tr('app.reportJson')));
+  links.push(h('a', { href: `${base}/job-traces.log${q}`, id: 'traces' }, tr('app.traces')));
   for (const category of job.rejectFiles) {
     const n = p.rejects[category] ?? 0;
-    links.push(h('a', { href: `${base}/lines-${category}.log${q}`, dataset: { rejectFile: category } }, `${labelOf(category).label} (${formatNumber(n)} lines)`));
+    links.push(h('a', { href: `${base}/lines-${category}.log${q}`, dataset: { rejectFile: category } }, tr('app.rejectFile', { label: labelOf(category).label, n })));
   }
   $('#result-links').replaceChildren(...links);
 }
@@ -554,7 +552,7 @@ async function poll(job) {
     job.last = p;
     showProgress(p);
     void tailTraces(job);
-    if (p.running && job.phase !== 'upload') $('#status-line').textContent = 'Processing the last lines…';
+    if (p.running && job.phase !== 'upload') setText($('#status-line'), tr('app.processingLast'));
     if (!p.running && p.state !== 'done' && job.phase !== 'ended' && !job.ended && !job.cancelled) {
       // The job failed or was aborted while files were still going: sending the rest is for
       // nothing (the answer comes only once all is sent), so stop now and say why.
@@ -592,11 +590,11 @@ function finish(job, outcome) {
   if (outcome.ok) {
     $('#upload-bar > div').style.width = '100%';
     setState('done', 'ok');
-    $('#status-line').textContent = `Finished: ${formatNumber(outcome.progress.linesRead)} lines read, ${formatNumber(outcome.progress.events)} events.`;
+    setText($('#status-line'), tr('app.finished', { lines: outcome.progress.linesRead, events: outcome.progress.events }));
   } else {
     setState(outcome.cancelled ? 'cancelled' : 'failed', outcome.cancelled ? 'warn' : 'bad');
-    $('#status-line').textContent = outcome.cancelled ? 'Cancelled.' : 'The job failed.';
-    $('#job-error').textContent = outcome.message ?? '';
+    setText($('#status-line'), tr(outcome.cancelled ? 'app.cancelled' : 'app.failed'));
+    setText($('#job-error'), outcome.message ?? '');
   }
   if (outcome.progress) showResult(job, outcome.progress, outcome.ok);
   void tailTraces(job);
@@ -615,11 +613,11 @@ async function loadHistory() {
   try {
     const jobs = await api(`/api/jobs/${encodeURIComponent(user.username)}?limit=10`);
     $('#history-empty').hidden = jobs.length > 0;
-    $('#history-empty').textContent = 'No job yet.';
+    setText($('#history-empty'), tr('history.none'));
     $('#history-table tbody').replaceChildren(...historyRows(jobs));
   } catch (err) {
     $('#history-empty').hidden = false;
-    $('#history-empty').textContent = messageOf(err);
+    setText($('#history-empty'), messageOf(err));
   }
 }
 
@@ -627,7 +625,7 @@ async function start() {
   const files = inputs();
   if (!files.length || page.job) return;
   if (page.app?.jobsNeedLogin && !currentUser()) {
-    openLogin('Log in to process files.');
+    openLogin('app.loginToProcess');
     return;
   }
   const headers = jobHeaders();
@@ -661,7 +659,7 @@ async function start() {
   xhr.upload.addEventListener('load', () => {
     job.phase = 'processing';
     showUpload(total, total);
-    $('#status-line').textContent = 'All sent; processing the last lines…';
+    setText($('#status-line'), tr('app.allSent'));
   });
   job.timer = setInterval(() => void poll(job), 1000);
   const ended = new Promise((resolve) => xhr.addEventListener('loadend', resolve));
@@ -676,12 +674,12 @@ async function start() {
     body = JSON.parse(xhr.responseText);
   } catch { /* the heartbeat dots of a deferred job */ }
   if (xhr.status === 401) {
-    finish(job, { ok: false, message: 'A login is needed: log in, then start again.', progress: undefined });
-    openLogin('Log in to process files.');
+    finish(job, { ok: false, message: tr('app.loginNeeded'), progress: undefined });
+    openLogin('app.loginToProcess');
     return;
   }
   if (xhr.status !== 200) {
-    return finish(job, { ok: false, message: body?.message ?? `The service answered ${xhr.status || 'nothing'}.`, progress });
+    return finish(job, { ok: false, message: body?.message ? raw(body.message) : tr('app.answered', { status: xhr.status ? String(xhr.status) : tr('app.nothing') }), progress });
   }
   const ok = progress && progress.state === 'done';
   finish(job, { ok, message: progress ? endedMessage(progress) : undefined, progress });
@@ -689,8 +687,8 @@ async function start() {
 
 /** Why a job ended that did not end well, from its progress. */
 function endedMessage(p) {
-  if (p.status) return `${p.status.code}: ${p.status.message}`;
-  return p.state === 'aborted' ? 'The job was aborted.' : p.state === 'done' ? undefined : `The job ended: ${p.state}.`;
+  if (p.status) return raw(`${p.status.code}: ${p.status.message}`);
+  return p.state === 'aborted' ? tr('app.aborted') : p.state === 'done' ? undefined : tr('app.ended', { state: p.state });
 }
 
 function cancel() {
@@ -715,14 +713,14 @@ async function loadSettings() {
       custom.push(option(id, s));
       continue;
     }
-    const key = s.country || 'Other';
+    const key = s.country || t('app.otherCountry');
     if (!groups.has(key)) groups.set(key, []);
     groups.get(key).push(h('option', { value: id }, `${s.fullName} (${id})`));
   }
   const select = $('#predefined');
   const chosen = select.value;
-  select.replaceChildren(h('option', { value: '' }, 'None: the settings below'),
-    custom.length ? h('optgroup', { label: 'Custom settings' }, custom) : null,
+  select.replaceChildren(h('option', { value: '' }, tr('app.noSetting')),
+    custom.length ? h('optgroup', { label: tr('app.customSettings') }, custom) : null,
     ...[...groups.keys()].sort().map((g) => h('optgroup', { label: g }, groups.get(g))));
   select.value = Object.hasOwn(settings, chosen) ? chosen : '';
   filterSettings($('#predefined-search').value);
@@ -770,7 +768,13 @@ $('#again').addEventListener('click', () => {
   renderFiles();
   $('#step-files').scrollIntoView({ behavior: 'smooth' });
 });
-$('#login-needed-open').addEventListener('click', () => openLogin('Log in to process files.'));
+// the settings' groups ("Other"), the format's placeholder, the figures of a job are written when they are drawn
+onLanguageChange(() => {
+  refresh();
+  if (page.shownJob?.last && !page.job) showProgress(page.shownJob.last);
+  void loadSettings().then(refresh, () => undefined);
+});
+$('#login-needed-open').addEventListener('click', () => openLogin('app.loginToProcess'));
 load().then(refresh, (err) => {
-  $('#start-hint').textContent = `The service did not answer: ${messageOf(err)}`;
+  setText($('#start-hint'), tr('app.noAnswer', { error: messageOf(err) }));
 });

@@ -1,5 +1,10 @@
 // Shared by the pages: DOM building without HTML strings, API calls with the credentials of the
-// login box (kept in memory only: closing the tab forgets them), number formatting.
+// login box (kept in memory only: closing the tab forgets them), number formatting, the language.
+import {
+  Msg, formatBytes, formatDateTime, formatNumber, live, raw, setAttr, setLanguage, setText, setupLanguageSwitch, t, textNode, tr,
+} from './i18n.js';
+
+export { formatBytes, formatNumber, live, raw, setText, t, tr };
 
 /** Builds an element; children are nodes or text (never parsed as HTML). */
 export function h(tag, attrs = {}, ...children) {
@@ -7,32 +12,20 @@ export function h(tag, attrs = {}, ...children) {
   const node = svg ? document.createElementNS('http://www.w3.org/2000/svg', tag.slice(4)) : document.createElement(tag);
   for (const [name, value] of Object.entries(attrs ?? {})) {
     if (value === undefined || value === null || value === false) continue;
-    if (name.startsWith('on') && typeof value === 'function') node.addEventListener(name.slice(2), value);
+    if (value instanceof Msg) setAttr(node, name, value);
+    else if (name.startsWith('on') && typeof value === 'function') node.addEventListener(name.slice(2), value);
     else if (name === 'dataset') Object.assign(node.dataset, value);
     else node.setAttribute(name, value === true ? '' : String(value));
   }
   for (const child of children.flat()) {
     if (child === undefined || child === null || child === false) continue;
-    node.append(child instanceof Node ? child : document.createTextNode(String(child)));
+    node.append(child instanceof Node ? child : child instanceof Msg ? textNode(child) : document.createTextNode(String(child)));
   }
   return node;
 }
 
 export const $ = (selector, root = document) => root.querySelector(selector);
 
-const numberFormat = new Intl.NumberFormat('en');
-export const formatNumber = (n) => numberFormat.format(Math.round(Number(n) || 0));
-
-export function formatBytes(n) {
-  const units = ['B', 'KiB', 'MiB', 'GiB', 'TiB'];
-  let value = Number(n) || 0;
-  let unit = 0;
-  while (value >= 1024 && unit < units.length - 1) {
-    value /= 1024;
-    unit++;
-  }
-  return `${unit === 0 ? value : value.toFixed(value < 10 ? 2 : 1)} ${units[unit]}`;
-}
 
 export function formatDuration(ms) {
   let s = Math.round((Number(ms) || 0) / 1000);
@@ -45,7 +38,7 @@ export function formatDuration(ms) {
   return `${s} s`;
 }
 
-const STATE_LABELS = { running: 'running', done: 'done', failed: 'failed', aborted: 'stopped', interrupted: 'interrupted' };
+const STATES = ['running', 'done', 'failed', 'aborted', 'interrupted'];
 
 /**
  * Rows of a job history (GET /api/jobs…): when, state, counts and a link to the report, opened
@@ -57,12 +50,12 @@ export function historyRows(jobs, { withUser = false } = {}) {
     const started = new Date(j.createdAt);
     return h('tr', { dataset: { job: j.jobId } },
       h('td', { class: 'mono' }, j.jobId.slice(0, 8)),
-      withUser ? h('td', {}, j.userId ?? 'anonymous') : null,
-      h('td', {}, h('time', { datetime: j.createdAt }, started.toLocaleString())),
-      h('td', { title: j.statusMessage ?? undefined }, STATE_LABELS[j.state] ?? j.state),
+      withUser ? h('td', {}, j.userId ?? tr('anonymous')) : null,
+      h('td', {}, h('time', { datetime: j.createdAt }, live(() => formatDateTime(started)))),
+      h('td', { title: j.statusMessage ?? undefined }, STATES.includes(j.state) ? tr(`state.${j.state}`) : j.state),
       h('td', { class: 'num' }, formatNumber(j.linesRead)),
       h('td', { class: 'num' }, formatNumber(j.events)),
-      h('td', {}, h('a', { href: `/${j.jobId}/job-report.html${q}`, target: '_blank', rel: 'noopener', 'aria-label': `Report of job ${j.jobId.slice(0, 8)}` }, 'Open')),
+      h('td', {}, h('a', { href: `/${j.jobId}/job-report.html${q}`, target: '_blank', rel: 'noopener', 'aria-label': tr('history.reportOf', { id: j.jobId.slice(0, 8) }) }, tr('history.open'))),
     );
   });
 }
@@ -145,58 +138,45 @@ export function logOut() {
   setSession(null, null);
 }
 
-/** The API's error codes (`message` of an error answer) as sentences; the pages are in English. */
-export const MESSAGES = {
-  invalidCredentials: 'Wrong address or password.',
-  authenticationRequired: 'Give your address and password.',
-  tooManyFailures: 'Too many failed attempts: wait a few minutes.',
-  forbidden: 'Only an administrator may do this.',
-  crossSiteRequest: 'The request came from another site and was refused.',
-  fillAllFields: 'Fill in every field.',
-  invalidAddress: 'The address is not a valid mail address.',
-  passwordDoesNotMatch: 'The two passwords differ.',
-  weakPassword: 'The password is too weak: at least 10 characters, mixing two kinds (lower case, upper case, digits, others), not containing the address.',
-  invalidPassword: 'The password is too long (over 1024 characters) or holds control characters.',
-  wrongPassword: 'The current password is wrong.',
-  registrationClosed: 'The administrator already exists.',
-  userAlreadyExists: 'An account with this address already exists.',
-  userNotFound: 'There is no account with this address.',
-  lastAdmin: 'The last administrator cannot be removed or demoted.',
-  protectedAccount: 'The first administrator\'s account can be neither deleted nor demoted, and only its owner changes its address or password.',
-  cannotDeleteYourself: 'You cannot delete your own account.',
-  cannotChangeYourOwnGroup: 'You cannot change your own group.',
-  invalidGroup: 'The group must be "user" or "admin".',
-  badSection: 'This part of the profile cannot be changed.',
-  alreadyExists: 'A predefined setting already has this id or this name.',
-  settingNotFound: 'There is no such custom setting (any more).',
-  internalError: 'The service failed on this request; its log says why.',
-};
+/** The API's error codes (`message` of an error answer) that have a sentence (`api.<code>` in i18n-texts.js). */
+export const MESSAGES = Object.fromEntries([
+  'invalidCredentials', 'authenticationRequired', 'tooManyFailures', 'forbidden', 'crossSiteRequest', 'fillAllFields',
+  'invalidAddress', 'passwordDoesNotMatch', 'weakPassword', 'invalidPassword', 'wrongPassword', 'registrationClosed',
+  'userAlreadyExists', 'userNotFound', 'lastAdmin', 'protectedAccount', 'cannotDeleteYourself', 'cannotChangeYourOwnGroup',
+  'invalidGroup', 'badSection', 'alreadyExists', 'settingNotFound', 'internalError',
+].map((code) => [code, tr(`api.${code}`)]));
 
-/** What to tell a person about a failed call: the sentence of its code, else the answer's detail. */
-export const messageOf = (err) => MESSAGES[err?.body?.message] ?? err?.body?.detail ?? err?.body?.message ?? err?.message ?? String(err);
+/** The sentence of an API error code, in the page's language (a Msg), or undefined for a code without one. */
+export const messageOfCode = (code) => (typeof code === 'string' && Object.hasOwn(MESSAGES, code) ? MESSAGES[code] : undefined);
+
+/**
+ * What to tell a person about a failed call: the sentence of its code, else the answer's detail
+ * (the service's words, shown as they are). A Msg: shown with h() or setText(), it follows the language.
+ */
+export const messageOf = (err) => messageOfCode(err?.body?.message) ?? raw(err?.body?.detail ?? err?.body?.message ?? err?.message ?? String(err));
 
 function loginDialog() {
   return h('dialog', { id: 'login-dialog', 'aria-labelledby': 'login-title' },
     h('form', { id: 'login-form' },
-      h('h2', { id: 'login-title' }, 'Log in'),
+      h('h2', { id: 'login-title' }, tr('login.title')),
       h('p', { class: 'hint', id: 'login-reason' }),
-      h('label', {}, 'Mail address ', h('input', { name: 'username', type: 'email', autocomplete: 'username', required: true })),
-      h('label', {}, 'Password ', h('input', { name: 'password', type: 'password', autocomplete: 'current-password', required: true })),
+      h('label', {}, tr('login.address'), h('input', { name: 'username', type: 'email', autocomplete: 'username', required: true })),
+      h('label', {}, tr('login.password'), h('input', { name: 'password', type: 'password', autocomplete: 'current-password', required: true })),
       h('p', { class: 'notice bad', id: 'login-error', role: 'alert' }),
-      h('div', { class: 'row' }, h('button', { type: 'submit', class: 'primary' }, 'Log in'), h('button', { type: 'button', id: 'login-cancel' }, 'Cancel')),
-      h('p', { class: 'hint' }, "Your password stays in this page's memory only, for its requests.")));
+      h('div', { class: 'row' }, h('button', { type: 'submit', class: 'primary' }, tr('login.submit')), h('button', { type: 'button', id: 'login-cancel' }, tr('cancel'))),
+      h('p', { class: 'hint' }, tr('login.memory'))));
 }
 
 function passwordDialog() {
   return h('dialog', { id: 'password-dialog', 'aria-labelledby': 'password-title' },
     h('form', { id: 'password-form' },
-      h('h2', { id: 'password-title' }, 'Change your password'),
-      h('label', {}, 'Current password ', h('input', { name: 'oldPassword', type: 'password', autocomplete: 'current-password', required: true })),
-      h('label', {}, 'New password ', h('input', { name: 'newPassword', type: 'password', autocomplete: 'new-password', required: true, minlength: 10 })),
-      h('label', {}, 'New password again ', h('input', { name: 'confirm', type: 'password', autocomplete: 'new-password', required: true, minlength: 10 })),
-      h('p', { class: 'hint' }, 'At least 10 characters, mixing two kinds (lower case, upper case, digits, others), not containing your address.'),
+      h('h2', { id: 'password-title' }, tr('password.title')),
+      h('label', {}, tr('password.current'), h('input', { name: 'oldPassword', type: 'password', autocomplete: 'current-password', required: true })),
+      h('label', {}, tr('password.new'), h('input', { name: 'newPassword', type: 'password', autocomplete: 'new-password', required: true, minlength: 10 })),
+      h('label', {}, tr('password.again'), h('input', { name: 'confirm', type: 'password', autocomplete: 'new-password', required: true, minlength: 10 })),
+      h('p', { class: 'hint' }, tr('password.rule')),
       h('p', { class: 'notice bad', id: 'password-error', role: 'alert' }),
-      h('div', { class: 'row' }, h('button', { type: 'submit', class: 'primary' }, 'Change'), h('button', { type: 'button', id: 'password-cancel' }, 'Cancel'))));
+      h('div', { class: 'row' }, h('button', { type: 'submit', class: 'primary' }, tr('password.submit')), h('button', { type: 'button', id: 'password-cancel' }, tr('cancel')))));
 }
 
 /** POST /api/admin/profile (section password), then the page's requests go on with the new password. */
@@ -209,6 +189,7 @@ async function changePassword(form) {
 
 /** The top bar's session area (#session), the login dialog and the password dialog, added to the page. */
 export function setupLogin() {
+  setupLanguageSwitch();
   document.body.append(loginDialog(), passwordDialog());
   const area = $('#session');
   const dialog = $('#login-dialog');
@@ -218,12 +199,12 @@ export function setupLogin() {
     area.replaceChildren();
     if (session.user) {
       area.append(
-        h('span', { id: 'logged-user' }, `Logged in as ${session.user.username}`),
-        h('button', { type: 'button', class: 'link', id: 'password-open', onclick: () => { $('#password-error').textContent = ''; $('#password-dialog').showModal(); } }, 'Password'),
-        h('button', { type: 'button', class: 'link', id: 'logout', onclick: () => logOut() }, 'Log out'),
+        h('span', { id: 'logged-user' }, tr('session.as', { user: session.user.username })),
+        h('button', { type: 'button', class: 'link', id: 'password-open', onclick: () => { $('#password-error').textContent = ''; $('#password-dialog').showModal(); } }, tr('session.password')),
+        h('button', { type: 'button', class: 'link', id: 'logout', onclick: () => logOut() }, tr('session.logout')),
         h('span', { id: 'session-notice', class: 'hint', role: 'status' }));
     } else {
-      area.append(h('button', { type: 'button', id: 'login-open', onclick: () => openLogin() }, 'Log in'));
+      area.append(h('button', { type: 'button', id: 'login-open', onclick: () => openLogin() }, tr('login.open')));
     }
   };
   form.addEventListener('submit', async (event) => {
@@ -235,7 +216,7 @@ export function setupLogin() {
       form.reset();
       dialog.close();
     } catch (err) {
-      error.textContent = messageOf(err);
+      setText(error, messageOf(err));
     }
   });
   $('#login-cancel').addEventListener('click', () => dialog.close());
@@ -249,9 +230,9 @@ export function setupLogin() {
       await changePassword(passwordForm);
       passwordForm.reset();
       $('#password-dialog').close();
-      $('#session-notice').textContent = 'Password changed.';
+      setText($('#session-notice'), tr('password.changed'));
     } catch (err) {
-      $('#password-error').textContent = messageOf(err);
+      setText($('#password-error'), messageOf(err));
     } finally {
       button.disabled = false;
     }
@@ -261,9 +242,12 @@ export function setupLogin() {
   render();
 }
 
+/** The login dialog; `reason` (a Msg, or a key of i18n-texts.js) says why under its title. */
 export function openLogin(reason = '') {
-  $('#login-reason').textContent = reason;
+  setText($('#login-reason'), typeof reason === 'string' && reason ? tr(reason) : reason);
   $('#login-error').textContent = '';
   $('#login-dialog').showModal();
   $('#login-form [name="username"]').focus();
 }
+
+export { setLanguage, setupLanguageSwitch };

@@ -1,5 +1,7 @@
 // Posts the registration form as JSON and says what happened (the form also works without this script).
-import { MESSAGES, h } from './common.js';
+import { h, messageOfCode, setText, setupLanguageSwitch, tr } from './common.js';
+
+setupLanguageSwitch();
 
 const form = document.getElementById('register');
 const result = document.getElementById('result');
@@ -11,7 +13,7 @@ form.addEventListener('submit', async (event) => {
   // argon2 takes about a second: say so, and no second submission meanwhile
   button.disabled = true;
   form.setAttribute('aria-busy', 'true');
-  result.textContent = 'Creating the administrator…';
+  setText(result, tr('setup.creating'));
   let created = false;
   try {
     const res = await fetch(form.action, {
@@ -22,21 +24,21 @@ form.addEventListener('submit', async (event) => {
     const answer = await res.json();
     if (res.ok) {
       created = true;
-      result.textContent = `Administrator ${answer.username} created.`;
+      setText(result, tr('setup.created', { user: answer.username }));
       form.querySelectorAll('input, button').forEach((el) => { el.disabled = true; });
       // The service now asks for a login: the note about anonymous processing no longer holds.
-      document.getElementById('next').replaceChildren(
-        'Done: this service now asks for a login. ',
-        h('a', { href: '/admin', id: 'next-admin' }, 'Log in to the administration'),
-        ' to create the other accounts, or ',
-        h('a', { href: '/process', id: 'next-process' }, 'process log files'),
-        ' (log in there with this address and password).',
-      );
+      document.getElementById('next').replaceChildren(...h('span', {},
+        tr('setup.done1'),
+        h('a', { href: '/admin', id: 'next-admin' }, tr('setup.done2')),
+        tr('setup.done3'),
+        h('a', { href: '/process', id: 'next-process' }, tr('setup.done4')),
+        tr('setup.done5'),
+      ).childNodes);
     } else {
-      result.textContent = MESSAGES[answer.message] ?? `Refused: ${answer.message}`;
+      setText(result, messageOfCode(answer.message) ?? tr('setup.refused', { code: String(answer.message) }));
     }
   } catch (err) {
-    result.textContent = `The service did not answer: ${err.message}`;
+    setText(result, tr('setup.noAnswer', { error: err.message }));
   } finally {
     form.removeAttribute('aria-busy');
     if (!created) button.disabled = false;

@@ -31,9 +31,10 @@ export interface Browser {
 /**
  * Chromium, headless, on a fresh profile, closed at the end of the test; or undefined after a
  * visible skip when it is not installed. Requests to anything but the loopback are aborted and
- * recorded, so a test can assert that nothing left the machine.
+ * recorded, so a test can assert that nothing left the machine. `locale`: the browser's language
+ * (its default otherwise, English here).
  */
-export async function openBrowser(t: Test): Promise<Browser | undefined> {
+export async function openBrowser(t: Test, options: { locale?: string } = {}): Promise<Browser | undefined> {
   if (!existsSync(CHROMIUM)) {
     t.skip(`${CHROMIUM} is missing (apt-get install chromium): the browser tests are skipped`, () => undefined);
     return undefined;
@@ -45,6 +46,8 @@ export async function openBrowser(t: Test): Promise<Browser | undefined> {
     args: ['--no-sandbox', '--disable-gpu', '--disable-background-networking', '--disable-component-update', '--disable-sync', '--no-first-run'],
     viewport: { width: 1280, height: 900 },
     acceptDownloads: true,
+    // the browser's preferred language (navigator.languages, Accept-Language): the pages' language follows it
+    ...(options.locale ? { locale: options.locale } : {}),
   });
   t.teardown(() => context.close());
   const outside: string[] = [];

@@ -3,7 +3,7 @@
 // from /api/jobs/{id}/progress, and links to its result and report at the end.
 import {
   $, h, api, ApiError, authHeaders, currentUser, formatBytes, formatDuration, formatNumber, historyRows, live, messageOf,
-  onSessionChange, openLogin, raw, setText, setupLogin, t, tr, uuid,
+  onSessionChange, openLogin, raw, reportLink, setText, setupLogin, t, tr, uuid,
 } from './common.js';
 import { onLanguageChange } from './i18n.js';
 
@@ -516,7 +516,7 @@ function showResult(job, p, ok) {
   const base = `/${job.id}`;
   const links = [];
   if (p.result && ok) links.push(h('a', { class: 'primary', href: `${base}${q}`, id: 'download-result', download: '' }, tr('app.download', { n: p.events })));
-  links.push(h('a', { class: ok ? undefined : 'primary', href: `${base}/job-report.html${q}`, id: 'open-report', target: '_blank', rel: 'noopener' }, tr(ok ? 'app.openReport' : 'app.openReportWhy')));
+  links.push(h('a', { class: ok ? undefined : 'primary', ...reportLink(job.id, p.ticket), id: 'open-report', target: '_blank', rel: 'noopener' }, tr(ok ? 'app.openReport' : 'app.openReportWhy')));
   if (p.result && !ok && p.events > 0) links.push(h('a', { href: `${base}${q}`, id: 'download-result', download: '' }, tr('app.partial', { n: p.events })));
   links.push(h('a', { href: `${base}/job-report.json${q}`, id: 'report-json' }, tr('app.reportJson')));
   links.push(h('a', { href: `${base}/job-traces.log${q}`, id: 'traces' }, tr('app.traces')));

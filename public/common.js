@@ -1,10 +1,26 @@
 // Shared by the pages: DOM building without HTML strings, API calls with the credentials of the
 // login box (kept in memory only: closing the tab forgets them), number formatting, the language.
 import {
-  Msg, formatBytes, formatDateTime, formatNumber, live, raw, setAttr, setLanguage, setText, setupLanguageSwitch, t, textNode, tr,
+  Msg, formatBytes, formatDateTime, formatNumber, lang, live, raw, setAttr, setLanguage, setText, setupLanguageSwitch, t, textNode, tr,
 } from './i18n.js';
 
 export { formatBytes, formatNumber, live, raw, setText, t, tr };
+
+/**
+ * The attributes of a link to a job's HTML report in the pages' language (`?lang=`, which the
+ * report takes before the browser's Accept-Language), kept to the language of the moment it is
+ * followed; `ticket` stands for the login.
+ */
+export function reportLink(jobId, ticket) {
+  const href = () => {
+    const params = new URLSearchParams();
+    if (ticket) params.set('ticket', ticket);
+    params.set('lang', lang());
+    return `/${jobId}/job-report.html?${params}`;
+  };
+  const follow = (e) => { e.currentTarget.href = href(); };
+  return { href: href(), onclick: follow, onauxclick: follow };
+}
 
 /** Builds an element; children are nodes or text (never parsed as HTML). */
 export function h(tag, attrs = {}, ...children) {
@@ -46,7 +62,6 @@ const STATES = ['running', 'done', 'failed', 'aborted', 'interrupted'];
  */
 export function historyRows(jobs, { withUser = false } = {}) {
   return jobs.map((j) => {
-    const q = j.ticket ? `?ticket=${encodeURIComponent(j.ticket)}` : '';
     const started = new Date(j.createdAt);
     return h('tr', { dataset: { job: j.jobId } },
       h('td', { class: 'mono' }, j.jobId.slice(0, 8)),
@@ -55,7 +70,7 @@ export function historyRows(jobs, { withUser = false } = {}) {
       h('td', { title: j.statusMessage ?? undefined }, STATES.includes(j.state) ? tr(`state.${j.state}`) : j.state),
       h('td', { class: 'num' }, formatNumber(j.linesRead)),
       h('td', { class: 'num' }, formatNumber(j.events)),
-      h('td', {}, h('a', { href: `/${j.jobId}/job-report.html${q}`, target: '_blank', rel: 'noopener', 'aria-label': tr('history.reportOf', { id: j.jobId.slice(0, 8) }) }, tr('history.open'))),
+      h('td', {}, h('a', { ...reportLink(j.jobId, j.ticket), target: '_blank', rel: 'noopener', 'aria-label': tr('history.reportOf', { id: j.jobId.slice(0, 8) }) }, tr('history.open'))),
     );
   });
 }

@@ -161,7 +161,8 @@ export default async function jobFileRoutes(app: FastifyInstance, opts: JobFiles
     // `standalone=1` is accepted and changes nothing: the page is always self-contained.
     const { jobId } = request.params as FileParams;
     // Opened with a ticket (a page logged in): the page's links to the job's files keep it.
-    const { ticket } = request.query as { ticket?: unknown };
+    // `lang` (en, fr): the language the pages were switched to, before the browser's Accept-Language.
+    const { ticket, lang } = request.query as { ticket?: unknown; lang?: unknown };
     const found = await readReport(app, jobId);
     if (found === undefined) return notFound(reply, 'reportNotFound');
     if (found.report === undefined) {
@@ -176,7 +177,7 @@ export default async function jobFileRoutes(app: FastifyInstance, opts: JobFiles
       .header('X-Content-Type-Options', 'nosniff')
       .header('Referrer-Policy', 'no-referrer')
       .header('Vary', 'Accept-Language')
-      .send(renderReportHtml(report, reportLanguage(request.headers['accept-language']), {
+      .send(renderReportHtml(report, lang === 'en' || lang === 'fr' ? lang : reportLanguage(request.headers['accept-language']), {
         running: opts.report?.running(jobId),
         result: (await findResultFile(jobDir(varDir, jobId))) !== undefined,
         ticket: typeof ticket === 'string' ? ticket : undefined,

@@ -177,6 +177,35 @@ if (french && english) {
     await screenshot('i18n-03-admin-fr');
   });
 
+  t.test('a report opened from the pages is in their language, the one of the moment it is opened', async (t) => {
+    // a job of the administrator's, then the administration page again: its recent jobs list it
+    const posted = await fetch(`${base}/`, {
+      method: 'POST',
+      headers: { authorization: `Basic ${Buffer.from('admin@example.org:Correct-Horse-1').toString('base64')}`, 'content-type': 'text/plain' },
+      body: '1.2.3.4 - bob [10/Apr/2012:09:38:11 +0200] "GET http://x.com/ HTTP/1.1" 200 1234\n',
+    });
+    const id = posted.headers.get('job-id')!;
+    await posted.text();
+    await page.click('#logout');
+    await page.click('#gate-login');
+    await page.fill('#login-form [name="username"]', 'admin@example.org');
+    await page.fill('#login-form [name="password"]', 'Correct-Horse-1');
+    await page.click('#login-form button[type="submit"]');
+    const link = `#history-table tr[data-job="${id}"] a`;
+    await page.waitForSelector(link, { timeout: 20_000 });
+    t.match(await page.getAttribute(link, 'href'), /[?&]lang=fr(&|$)/, 'the link asks for the French report');
+    const [fr] = await Promise.all([french.context.waitForEvent('page'), page.click(link)]);
+    await fr.waitForLoadState();
+    t.match(await fr.textContent('h1'), /^Rapport d’exécution|^Rapport d'exécution/, 'the report in French');
+    await fr.close();
+    await page.click('#lang-switch');
+    const [en] = await Promise.all([french.context.waitForEvent('page'), page.click(link)]);
+    await en.waitForLoadState();
+    t.match(await en.textContent('h1'), /^Execution report/, 'switched to English, the same link opens the English report');
+    await en.close();
+    await page.click('#lang-switch');
+  });
+
   t.test('an English browser gets English, with the switch to French', async (t) => {
     const p = english.page;
     await p.goto(`${base}/process`);

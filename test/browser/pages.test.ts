@@ -212,7 +212,7 @@ if (browser) {
     const id = state.jobId!;
     const [report] = await Promise.all([browser.context.waitForEvent('page'), page.click('#open-report')]);
     await report.waitForLoadState();
-    t.match(report.url(), new RegExp(`/${id}/job-report\\.html$`));
+    t.match(report.url(), new RegExp(`/${id}/job-report\\.html\\?lang=en$`), 'in the pages\' language');
     const json = await (await page.request.get(`${base}/${id}/job-report.json`)).json() as {
       general: Record<string, unknown>; rejets: Record<string, number>; stats: Record<string, number>;
     };

@@ -112,6 +112,10 @@ t.test('sd.2012-11-30.300.log: the counts add up and the HTML form renders', { s
   const fr = await get(`${app.url}/${res.id}/job-report.html`, { 'Accept-Language': 'fr-FR,fr;q=0.9,en;q=0.5' });
   t.match(fr.body, /<h1>Rapport d&#39;exécution <span class="state done"/);
   t.match(fr.body, />Rejets</);
+  // the language the pages were switched to, before the browser's
+  t.match((await get(`${app.url}/${res.id}/job-report.html?lang=fr`)).body, /<h1>Rapport d&#39;exécution/);
+  t.match((await get(`${app.url}/${res.id}/job-report.html?lang=en`, { 'Accept-Language': 'fr-FR' })).body, /<h1>Execution report/);
+  t.match((await get(`${app.url}/${res.id}/job-report.html?lang=de`, { 'Accept-Language': 'fr-FR' })).body, /<h1>Rapport d&#39;exécution/, 'another value: Accept-Language decides');
 });
 
 t.test('a running job: its report says Job-Done false with growing counts, then the final one', async (t) => {

@@ -352,6 +352,62 @@ async function deleteSetting() {
   setText($('#setting-admin-note'), tr('app.settingDeleted', { id }));
 }
 
+/** The custom settings as a file, in the shape of a predefined-settings.json (id → fullName, country, headers). */
+function exportSettings() {
+  const ids = [...page.custom].sort();
+  if (ids.length === 0) {
+    setText($('#setting-admin-note'), tr('app.exportNone'));
+    return;
+  }
+  const out = Object.fromEntries(ids.map((id) => [id, { fullName: page.settings[id].fullName, country: page.settings[id].country, headers: page.settings[id].headers }]));
+  const url = URL.createObjectURL(new Blob([`${JSON.stringify(out, null, 2)}\n`], { type: 'application/json' }));
+  const a = h('a', { href: url, download: 'custom-predefined-settings.json', hidden: true });
+  document.body.append(a);
+  a.click();
+  a.remove();
+  setTimeout(() => URL.revokeObjectURL(url), 10_000);
+  setText($('#setting-admin-note'), tr('app.exported', { n: ids.length }));
+}
+
+/**
+ * A settings file (a predefined-settings.json, or an export) into the custom settings: new ids
+ * created, custom ones replaced once the administrator confirms, the others refused with the
+ * service's reason (an id of the files' settings, a bad header).
+ */
+async function importSettings(file) {
+  let entries;
+  try {
+    const parsed = JSON.parse(await file.text());
+    if (typeof parsed !== 'object' || parsed === null || Array.isArray(parsed)) throw new Error('not an object');
+    entries = Object.entries(parsed);
+  } catch {
+    setText($('#setting-admin-note'), tr('app.importUnreadable'));
+    return;
+  }
+  const existing = entries.map(([id]) => customId(id)).filter(Boolean);
+  const replace = existing.length > 0 && confirm(t('app.importReplaceConfirm', { n: existing.length, ids: existing.join(', ') }));
+  const counts = { added: 0, replaced: 0, refused: 0 };
+  const reasons = [];
+  for (const [id, value] of entries) {
+    const settings = { ...(typeof value === 'object' && value !== null ? value : {}), id };
+    const current = customId(id);
+    if (current && !replace) {
+      counts.refused++;
+      continue;
+    }
+    try {
+      if (current) await api(`/info/predefined-settings/custom/${encodeURIComponent(current)}`, { method: 'PUT', json: { settings } });
+      else await api('/info/predefined-settings/custom', { method: 'POST', json: { settings } });
+      counts[current ? 'replaced' : 'added']++;
+    } catch (err) {
+      counts.refused++;
+      if (err instanceof ApiError) reasons.push(`${id}: ${err.body?.detail ?? err.body?.message ?? err.status}`);
+    }
+  }
+  await loadSettings().catch(() => undefined);
+  setText($('#setting-admin-note'), tr('app.imported', { ...counts, reasons: reasons.slice(0, 5).join('; ') }));
+}
+
 /** The selector back to none, the form's values kept (a deleted setting's included). */
 function applyWithoutSetting() {
   $('#predefined').value = '';
@@ -756,6 +812,13 @@ $('#setting-save-open').addEventListener('click', openSaveDialog);
 $('#setting-form').addEventListener('submit', (e) => void saveSetting(e));
 $('#setting-cancel').addEventListener('click', () => $('#setting-dialog').close());
 $('#setting-delete').addEventListener('click', () => void deleteSetting());
+$('#settings-export').addEventListener('click', exportSettings);
+$('#settings-import-open').addEventListener('click', () => $('#settings-import').click());
+$('#settings-import').addEventListener('change', (e) => {
+  const [file] = e.target.files;
+  e.target.value = '';
+  if (file) void importSettings(file);
+});
 $('#test-format').addEventListener('click', () => void testFormat());
 $('#discover-format').addEventListener('click', () => void discoverFormat());
 $('#live-traces').addEventListener('toggle', () => { if (page.shownJob) void tailTraces(page.shownJob); });

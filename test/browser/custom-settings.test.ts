@@ -1,5 +1,5 @@
 import t from 'tap';
-import { mkdir } from 'node:fs/promises';
+import { mkdir, readFile, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import type { Page } from 'playwright-core';
 import { startApp } from '../helpers/app.js';
@@ -102,6 +102,38 @@ if (browser) {
     t.equal(await page.inputValue('#predefined'), '', 'no setting chosen');
     t.equal(await page.inputValue('#format'), '%h %u %t "%r" %s', 'the form keeps its values');
     t.notOk(await page.isVisible('#setting-delete'));
+  });
+
+  t.test('import a settings file, then export the custom settings', async (t) => {
+    const file = join(root, 'institutions.json');
+    await writeFile(file, JSON.stringify({
+      'fr-univ-a': { fullName: 'Université A', country: 'FR', headers: { 'Log-Format-ezproxy': '%h %l %u %t "%r" %s %b', 'Crypted-Fields': 'none' } },
+      'be-univ-b': { fullName: 'Université B', country: 'BE', headers: { 'Log-Format-ezproxy': '%h %u %t "%r"' } },
+      'logsift-ezproxy-standard': { fullName: 'A clash with a file setting', country: 'FR', headers: {} },
+    }));
+    await page.setInputFiles('#settings-import', file);
+    await page.waitForFunction(() => (document.querySelector('#setting-admin-note')?.textContent ?? '').startsWith('Imported'));
+    t.match(await text(page, '#setting-admin-note'), /^Imported: 2 new, 0 replaced, 1 refused \(logsift-ezproxy-standard: .+\)\.$/, 'the file setting\'s id refused, with the reason');
+    t.same((await customOptions(page)).sort(), ['be-univ-b', 'fr-univ-a'], 'the imported settings in the selector');
+    t.equal((await stored('fr-univ-a'))?.headers['Crypted-Fields'], 'none');
+
+    // imported again, changed: replaced once the administrator confirms
+    await writeFile(file, JSON.stringify({ 'fr-univ-a': { fullName: 'Université A', country: 'FR', headers: { 'Log-Format-ezproxy': '%h %u %t "%r" %s' } } }));
+    const asked: string[] = [];
+    page.once('dialog', (d) => { asked.push(d.message()); void d.accept(); });
+    await page.setInputFiles('#settings-import', file);
+    await page.waitForFunction(() => /^Imported: 0 new, 1 replaced/.test(document.querySelector('#setting-admin-note')?.textContent ?? ''));
+    t.match(asked[0], /^1 of these setting exists already as custom setting \(fr-univ-a\)\. Replace it\?$/);
+    t.same((await stored('fr-univ-a'))?.headers, { 'Log-Format-ezproxy': '%h %u %t "%r" %s' }, 'replaced');
+
+    const [download] = await Promise.all([page.waitForEvent('download'), page.click('#settings-export')]);
+    t.equal(download.suggestedFilename(), 'custom-predefined-settings.json');
+    const exported = JSON.parse(await readFile((await download.path())!, 'utf8')) as Record<string, unknown>;
+    t.same(exported, {
+      'be-univ-b': { fullName: 'Université B', country: 'BE', headers: { 'Log-Format-ezproxy': '%h %u %t "%r"' } },
+      'fr-univ-a': { fullName: 'Université A', country: 'FR', headers: { 'Log-Format-ezproxy': '%h %u %t "%r" %s' } },
+    }, 'the custom settings in the shape of a predefined-settings.json, which the import reads back');
+    t.match(await text(page, '#setting-admin-note'), /^Exported: 2 custom settings/);
   });
 
   t.test('a user who is no administrator sees no control', async (t) => {

@@ -1,5 +1,15 @@
 import iconv from 'iconv-lite';
 
+/** A charset name as iconv-lite compares them: lower case, letters and digits only (`UTF_8` is `utf8`). */
+export function canonicalCharset(name: string): string {
+  return name.toLowerCase().replace(/[^a-z0-9]/g, '');
+}
+
+/** Whether a charset name is a spelling of UTF-8. */
+export function isUtf8(charset: string): boolean {
+  return canonicalCharset(charset) === 'utf8';
+}
+
 /** Whether a charset writes `\n` as the single byte 0x0A (then workers can cut and decode lines). */
 export function isAsciiCompatible(charset: string): boolean {
   const bytes = iconv.encode('\na', charset);

@@ -11,7 +11,7 @@ import { formatBreakHint } from './formats/tester.js';
 import { makeEventTimer } from './dates.js';
 import type { CompiledFormat } from './formats/types.js';
 import { CSV_FAMILY, csvEventLines } from './formats/csv-events.js';
-import { isAsciiCompatible, transcodeToUtf8, utf8OrMarkedUtf16 } from './charsets.js';
+import { isAsciiCompatible, isUtf8, transcodeToUtf8, utf8OrMarkedUtf16 } from './charsets.js';
 import { computeColumns } from './output-fields.js';
 import { deniedFrameFor, frameFor } from './writers/index.js';
 import type { Frame } from './writers/types.js';
@@ -371,7 +371,7 @@ export class Job {
         const charset = input.charset ?? this.options.requestCharset;
         // A UTF-16 byte-order mark where UTF-8 is expected (no charset said, or UTF-8) tells the
         // input's real charset: read as UTF-8 its lines were garbage, all unknown formats.
-        const bytes = /^utf-?8$/i.test(charset) && /^utf-?8$/i.test(this.batchCharset)
+        const bytes = isUtf8(charset) && isUtf8(this.batchCharset)
           ? utf8OrMarkedUtf16(counted, (found) => this.traces.info(`${capitalised(what)} starts with a UTF-16 byte-order mark: it is read as ${found}`))
           : counted;
         if (input.csv && this.options.format) this.traces.warn(`${capitalised(what)} is read as CSV events (${csvBecause(input)}): the log format given (Log-Format-${this.options.format.family}) is not used`);

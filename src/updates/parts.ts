@@ -287,7 +287,8 @@ export class UpdatableParts {
   async lock(name: PartName): Promise<() => Promise<void>> {
     const st = this.state(name);
     if (st.updating) throw new UpdateError(409, 'updateInProgress');
-    for (const { reason } of this.refusing) throw new UpdateError(409, 'serviceRestarting', reason);
+    const [refusal] = this.refusing;
+    if (refusal) throw new UpdateError(409, 'serviceRestarting', refusal.reason);
     st.updating = true;
     let file: LockFile | undefined;
     try {

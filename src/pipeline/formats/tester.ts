@@ -223,8 +223,9 @@ export function formatBreakHint(format: CompiledFormat, line: string, match: Mat
   if (breakAt.format >= format.literal.length) return `the whole format matches the start of the line, which goes on after it with ${there}`;
   // the field that ends where the format breaks (it read too little), or the next one
   const tokens = tokenizeFormat(format.family, format.literal);
+  const next = tokens.find((n) => n.kind !== 'text' && n.position >= breakAt.format);
   const bareAt = tokens.find((t) => t.kind === 'custom' && t.name !== null && t.regex === undefined
-    && (t.position + t.token.length === breakAt.format || t === tokens.find((n) => n.kind !== 'text' && n.position >= breakAt.format)));
+    && (t.position + t.token.length === breakAt.format || t === next));
   const bare = bareAt?.kind === 'custom'
     ? `; ${bareAt.token} reads letters, digits and - only: give it a pattern, such as ${bareAt.token}<[^"]*> for a quoted field`
     : '';

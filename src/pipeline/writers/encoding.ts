@@ -2,6 +2,7 @@ import { PassThrough, Transform, type TransformCallback } from 'node:stream';
 import { createDeflate, createGzip } from 'node:zlib';
 import iconv from 'iconv-lite';
 import { StatusError } from '../../status-codes.js';
+import { canonicalCharset, isUtf8 } from '../charsets.js';
 
 /**
  * Response-Charset and Response-Encoding (reference 1.3 and 5.6): the output text is encoded in the
@@ -18,13 +19,6 @@ export interface ResponseEncoding {
 /** iconv-lite also knows these, but they are byte-to-text encodings, not charsets a client can read. */
 const NOT_CHARSETS = new Set(['base64', 'hex']);
 
-function canonical(name: string): string {
-  return name.toLowerCase().replace(/[^a-z0-9]/g, '');
-}
-
-function isUtf8(charset: string): boolean {
-  return canonical(charset) === 'utf8';
-}
 
 /**
  * Reads the two headers. Any charset iconv-lite knows is accepted (unknown: 4016); every spelling of
@@ -42,7 +36,7 @@ export function parseResponseEncoding(
 export function readResponseCharset(charsetHeader: string | undefined): string {
   const charset = charsetHeader?.trim() || 'utf-8';
   if (isUtf8(charset)) return 'utf-8';
-  if (!iconv.encodingExists(charset) || NOT_CHARSETS.has(canonical(charset))) {
+  if (!iconv.encodingExists(charset) || NOT_CHARSETS.has(canonicalCharset(charset))) {
     throw new StatusError(4016, `Response-Charset: "${charset}" (known charsets: utf-8, iso-8859-1, windows-1252…)`);
   }
   return charset;
